@@ -1,0 +1,55 @@
+// steptime/cost/layer_time.hpp: what a cost model returns, what it is given, and the CostModel concept.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+
+#include "steptime/device.hpp"
+#include "steptime/tensor.hpp"
+#include "steptime/units.hpp"
+
+namespace steptime {
+
+// The passes of a training step a cost model is asked about. `backward` is both gradients
+// together, which a model may cost differently from the sum of the two (remote fetches are paid once).
+enum class pass { forward, backward, backward_data, backward_weights };
+
+// Time of one layer in one pass, PALEO's decomposition T = R + C + W, plus fixed per-kernel costs,
+// with the FLOPs and bytes the model charged for it.
+struct layer_time {
+    seconds fetch{};     // reading inputs and weights (local memory and remote devices)
+    seconds compute{};
+    seconds write{};
+    seconds overhead{};  // kernel launches and other fixed costs
+    flops work{};
+    bytes traffic{};
+
+    seconds total() const { return fetch + compute + write + overhead; }
+    layer_time& operator+=(const layer_time& o) {
+        fetch += o.fetch;
+        compute += o.compute;
+        write += o.write;
+        overhead += o.overhead;
+        work += o.work;
+        traffic += o.traffic;
+        return *this;
+    }
+    friend layer_time operator+(layer_time a, const layer_time& b) { return a += b; }
+};
+
+// The configuration a layer is costed in.
+struct cost_context {
+    const device& dev;
+    std::int64_t batch = 1;
+    element_type precision = element_type::fp32;
+};
+
+// A cost model turns (layer, pass, device) into a layer_time and prices the weight update.
+template <class M, class Net>
+concept CostModel = requires(const M& m, const Net& net, typename Net::vertex v, pass p, const cost_context& c) {
+    { M::name } -> std::convertible_to<std::string_view>;
+    { m.layer(net, v, p, c) } -> std::same_as<layer_time>;
+    { m.update(net, c) } -> std::same_as<layer_time>;
+};
+
+}  // namespace steptime

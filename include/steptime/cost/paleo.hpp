@@ -1,0 +1,44 @@
+// steptime/cost/paleo.hpp: the default model, PALEO's decomposition T = R + C + W with its defects fixed
+// (paleo-model.md section 13): decimal units, no per-term clock floors, costs for every operation,
+// sparse-aware data gradients of strided convolutions, separate compute and memory PPP applied to
+// the weight update too, optimizer state.
+#pragma once
+
+#include "steptime/cost/work.hpp"
+
+namespace steptime::cost {
+
+struct paleo {
+    static constexpr std::string_view name = "paleo";
+
+    ratio ppp_compute = ratio_of(1.0);  // fraction of peak FLOP/s reached
+    ratio ppp_memory = ratio_of(1.0);   // fraction of peak memory bandwidth reached
+    ratio ppp_comm = ratio_of(1.0);     // fraction of the cross-device bandwidth reached
+    optimizer update_rule = optimizer::sgd;
+    std::optional<bytes_per_second> cross_device_bandwidth;  // unset: the device's intra-node link
+
+    layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
+        const op_work w = detail::pass_work(net, v, p, c);
+        const double remote = detail::remote_bytes(net, v, p, c);
+        layer_time t = time_of(w, c);
+        if (remote > 0) t.fetch += bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
+        t.traffic += bytes_of(remote);
+        return t;
+    }
+
+    // Reads and writes of weights, gradients and optimizer state in FP32 (master weights).
+    layer_time update(const network& net, const cost_context& c) const {
+        const auto u = work_of(update_rule);
+        const double params = static_cast<double>(net.parameter_count());
+        return time_of({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c);
+    }
+
+private:
+    layer_time time_of(const op_work& w, const cost_context& c) const {
+        const bytes_per_second bw = c.dev.memory_bandwidth * ppp_memory;
+        return {bytes_of(w.bytes_read) / bw, flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute),
+                bytes_of(w.bytes_written) / bw, {}, flops_of(w.flops), bytes_of(w.bytes_read + w.bytes_written)};
+    }
+};
+
+}  // namespace steptime::cost

@@ -1,0 +1,64 @@
+// steptime/cost/roofline.hpp: per layer, the larger of compute and memory time (Williams et al.,
+// "Roofline", CACM 2009), plus a fixed launch overhead per kernel.
+#pragma once
+
+#include "steptime/cost/work.hpp"
+
+namespace steptime::cost {
+
+struct roofline {
+    static constexpr std::string_view name = "roofline";
+
+    ratio ppp_compute = ratio_of(1.0);
+    ratio ppp_memory = ratio_of(1.0);
+    ratio ppp_comm = ratio_of(1.0);
+    // Launch latency of one kernel: about 5 us from the host on recent CUDA GPUs (NVIDIA CUDA C++
+    // Best Practices Guide, "Kernel launch overhead"; measured 3-7 us on Volta to Hopper).
+    seconds launch_overhead = microseconds_of(5);
+    optimizer update_rule = optimizer::sgd;
+    std::optional<bytes_per_second> cross_device_bandwidth;
+
+    layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
+        layer_time t;
+        const auto add = [&](pass q) {
+            const op_work w = detail::pass_work(net, v, q, c);
+            if (w.flops > 0 || w.bytes_read + w.bytes_written > 0) t += bound(w, c);
+        };
+        if (p == pass::backward) {  // two kernels: data gradient and weight gradient
+            add(pass::backward_data);
+            add(pass::backward_weights);
+        } else {
+            add(p);
+        }
+        if (const double remote = detail::remote_bytes(net, v, p, c); remote > 0) {
+            t.fetch += bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
+            t.traffic += bytes_of(remote);
+        }
+        return t;
+    }
+
+    layer_time update(const network& net, const cost_context& c) const {
+        const auto u = work_of(update_rule);
+        const double params = static_cast<double>(net.parameter_count());
+        if (params == 0) return {};
+        return bound({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c);
+    }
+
+private:
+    // One kernel: the binding resource's time, split into fetch and write by bytes when memory-bound.
+    layer_time bound(const op_work& w, const cost_context& c) const {
+        const seconds compute = flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute);
+        const bytes moved = bytes_of(w.bytes_read + w.bytes_written);
+        const seconds memory = moved / (c.dev.memory_bandwidth * ppp_memory);
+        layer_time t{{}, {}, {}, launch_overhead, flops_of(w.flops), moved};
+        if (compute >= memory) {
+            t.compute = compute;
+        } else {
+            t.fetch = memory * (w.bytes_read / moved.value());
+            t.write = memory - t.fetch;
+        }
+        return t;
+    }
+};
+
+}  // namespace steptime::cost

@@ -1,0 +1,81 @@
+// steptime/cost/work.hpp: the per-pass work of a layer under the library's own accounting (ops/), shared
+// by the default cost models: data gradients skipped where nobody needs them, remote inputs of placed layers.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+
+#include "steptime/cost/layer_time.hpp"
+#include "steptime/graph/network.hpp"
+
+namespace steptime::cost {
+
+// Optimizers priced by the weight update: operations and tensors touched per parameter.
+enum class optimizer { sgd, momentum, adam };
+
+struct update_work {
+    double flops_per_param, tensors_read, tensors_written;
+};
+constexpr update_work work_of(optimizer o) {
+    switch (o) {
+        case optimizer::sgd: return {2, 2, 1};        // w -= lr * g: reads w, g; writes w
+        case optimizer::momentum: return {4, 3, 2};   // v = mu v + g; w -= lr v: reads w, g, v; writes w, v
+        case optimizer::adam: return {12, 4, 3};      // two moments, bias correction, sqrt, divide: reads w, g, m, v
+    }
+    return {2, 2, 1};
+}
+
+constexpr std::string_view to_string(optimizer o) {
+    switch (o) {
+        case optimizer::sgd: return "sgd";
+        case optimizer::momentum: return "momentum";
+        case optimizer::adam: return "adam";
+    }
+    return "sgd";
+}
+
+namespace detail {
+
+// Work of one pass of one layer. The data gradient of a layer fed only by the network's input is
+// not computed (no framework back-propagates into its input data).
+inline op_work pass_work(const network& net, network::vertex v, pass p, const cost_context& c) {
+    const auto& l = net[v];
+    const work_args a{l.inputs, l.output, static_cast<double>(c.batch), element_bytes(c.precision), l.parameters};
+    const auto parents = net.parents(v);
+    const bool needs_data_gradient =
+        !std::ranges::all_of(parents, [&](auto q) { return std::holds_alternative<ops::input>(net[q].op); });
+    const auto data = [&] { return needs_data_gradient ? ops::work(l.op, phase::backward_data, a) : op_work{}; };
+    switch (p) {
+        case pass::forward: return ops::work(l.op, phase::forward, a);
+        case pass::backward_data: return data();
+        case pass::backward_weights: return ops::work(l.op, phase::backward_weights, a);
+        case pass::backward: {
+            const auto d = data(), w = ops::work(l.op, phase::backward_weights, a);
+            return {d.flops + w.flops, d.bytes_read + w.bytes_read, d.bytes_written + w.bytes_written};
+        }
+    }
+    return {};
+}
+
+// Bytes a placed layer fetches from parents on other devices: its inputs going forward, their
+// gradients going back (charged with the data gradient).
+inline double remote_bytes(const network& net, network::vertex v, pass p, const cost_context& c) {
+    if (p == pass::backward_weights) return 0;
+    const auto& l = net[v];
+    double b = 0;
+    std::size_t i = 0;
+    for (auto q : net.parents(v)) {
+        if (net[q].device.value_or(0) != l.device.value_or(0))
+            b += static_cast<double>(l.inputs[i].elements()) * static_cast<double>(c.batch) * element_bytes(c.precision);
+        ++i;
+    }
+    return b;
+}
+
+// Bandwidth between devices: the given one, else the device's intra-node link, else its memory.
+inline bytes_per_second cross_bandwidth(const std::optional<bytes_per_second>& given, const device& d) {
+    return given ? *given : d.intra_node_link ? *d.intra_node_link : d.memory_bandwidth;
+}
+
+}  // namespace detail
+}  // namespace steptime::cost

@@ -1,0 +1,91 @@
+// steptime/device.hpp: what a cost model needs to know about one accelerator.
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "steptime/error.hpp"
+#include "steptime/tensor.hpp"
+#include "steptime/units.hpp"
+
+namespace steptime {
+
+// Peak arithmetic rates per compute pipe. Tensor-core pipes are absent on devices without them.
+struct peak_rates {
+    flops_per_second fp32{};                     // FP32 on the SIMT (CUDA-core) pipe
+    std::optional<flops_per_second> fp16;        // FP16 on the SIMT pipe (packed half2), if faster than FP32
+    std::optional<flops_per_second> tf32_tensor;  // dense, without sparsity
+    std::optional<flops_per_second> fp16_tensor;  // dense, FP32 accumulate where the vendor quotes both
+    std::optional<flops_per_second> bf16_tensor;
+    std::optional<flops_per_second> fp8_tensor;
+};
+
+struct device {
+    std::string name;         // catalog key, e.g. "v100-sxm2-16gb"
+    std::string description;  // e.g. "NVIDIA Tesla V100 SXM2 16 GB"
+    bool is_gpu = true;
+    peak_rates peak;
+    bytes_per_second memory_bandwidth{};
+    std::optional<bytes> memory_capacity;
+    std::optional<int> sm_count;           // streaming multiprocessors (compute units on AMD)
+    hertz clock{};                         // the clock a cycle is counted in (PALEO's one-cycle floor)
+    std::optional<hertz> boost_clock;
+    std::optional<double> tdp_watts;       // board power
+    std::optional<bytes_per_second> intra_node_link;  // per-GPU bandwidth to its peers in a node
+    std::string source;                    // where the numbers come from
+
+    // The peak of the pipe a given precision runs on: its tensor pipe where the device has one,
+    // else FP16 on SIMT for fp16/bf16 where faster, else FP32 SIMT.
+    flops_per_second peak_for(element_type precision) const {
+        auto pick = [&](const std::optional<flops_per_second>& p) { return p ? *p : peak.fp32; };
+        switch (precision) {
+            case element_type::fp32: return peak.fp32;
+            case element_type::tf32: return pick(peak.tf32_tensor);
+            case element_type::fp16: return peak.fp16_tensor ? *peak.fp16_tensor : pick(peak.fp16);
+            case element_type::bf16: return peak.bf16_tensor ? *peak.bf16_tensor : pick(peak.fp16);
+            case element_type::fp8:
+            case element_type::int8: return peak.fp8_tensor ? *peak.fp8_tensor : pick(peak.fp16_tensor);
+        }
+        return peak.fp32;
+    }
+};
+
+namespace detail {
+template <class Q>
+void require_positive(const std::string& dev, const char* field, Q q) {
+    const double v = q.value();
+    if (!std::isfinite(v) || v <= 0)
+        throw invalid_device("device '" + dev + "': field '" + field + "' is " + std::to_string(v) +
+                             ", expected a finite positive number");
+}
+template <class Q>
+void require_positive(const std::string& dev, const char* field, const std::optional<Q>& q) {
+    if (q) require_positive(dev, field, *q);
+}
+}  // namespace detail
+
+// Throws invalid_device naming the first field that is missing, non-finite or not positive.
+inline void validate(const device& d) {
+    if (d.name.empty()) throw invalid_device("device: field 'name' is empty, expected a name");
+    using detail::require_positive;
+    require_positive(d.name, "peak_fp32", d.peak.fp32);
+    require_positive(d.name, "peak_fp16", d.peak.fp16);
+    require_positive(d.name, "peak_tf32_tensor", d.peak.tf32_tensor);
+    require_positive(d.name, "peak_fp16_tensor", d.peak.fp16_tensor);
+    require_positive(d.name, "peak_bf16_tensor", d.peak.bf16_tensor);
+    require_positive(d.name, "peak_fp8_tensor", d.peak.fp8_tensor);
+    require_positive(d.name, "memory_bandwidth", d.memory_bandwidth);
+    require_positive(d.name, "memory_capacity", d.memory_capacity);
+    require_positive(d.name, "clock", d.clock);
+    require_positive(d.name, "boost_clock", d.boost_clock);
+    require_positive(d.name, "intra_node_link", d.intra_node_link);
+    if (d.sm_count && *d.sm_count <= 0)
+        throw invalid_device("device '" + d.name + "': field 'sm_count' is " + std::to_string(*d.sm_count) +
+                             ", expected a positive count");
+    if (d.tdp_watts && !(std::isfinite(*d.tdp_watts) && *d.tdp_watts > 0))
+        throw invalid_device("device '" + d.name + "': field 'tdp_watts' is " + std::to_string(*d.tdp_watts) +
+                             ", expected a finite positive number");
+}
+
+}  // namespace steptime

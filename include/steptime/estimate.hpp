@@ -1,0 +1,93 @@
+// steptime/estimate.hpp: the facade. One training step of a network on one device.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "steptime/cost/layer_time.hpp"
+#include "steptime/graph/bounds.hpp"
+#include "steptime/graph/network.hpp"
+
+namespace steptime {
+
+struct estimate_options {
+    std::int64_t batch = 0;  // samples per step; 0 = the batch the network was written for
+    element_type precision = element_type::fp32;
+};
+
+// Batches above this are refused: a guard against absurd requests, far beyond any real step.
+inline constexpr std::int64_t max_batch = std::int64_t{1} << 31;
+
+struct layer_estimate {
+    std::string name;
+    std::string_view op;
+    layer_time forward;
+    layer_time backward;
+};
+
+struct step_estimate {
+    std::string model;
+    std::string device;
+    std::string_view cost_model;
+    std::int64_t batch = 0;
+    element_type precision = element_type::fp32;
+    seconds forward{};        // sum over layers
+    seconds backward{};       // sum over layers, both gradients
+    seconds update{};         // weight update
+    seconds communication{};  // gradient exchange between workers (zero on one device)
+    seconds total{};          // forward + backward + update + communication
+    time_bounds forward_bounds;
+    time_bounds backward_bounds;
+    std::int64_t parameters = 0;
+    bytes parameter_bytes{};
+    bytes activation_bytes{};  // every layer's output for the whole batch
+    std::vector<layer_estimate> layers;  // in topological order
+};
+
+namespace detail {
+inline void require_finite(seconds t, const std::string& what) {
+    if (!std::isfinite(t.value()) || t.value() < 0)
+        throw error("internal: " + what + " came out as " + std::to_string(t.value()) + " s");
+}
+}  // namespace detail
+
+template <class Net, class Model>
+    requires CostModel<Model, Net>
+step_estimate estimate(const Net& net, const device& dev, const Model& model, const estimate_options& opt = {}) {
+    if (net.empty()) throw invalid_model("network '" + net.name() + "' has no layers");
+    const std::int64_t batch = opt.batch == 0 ? net.native_batch : opt.batch;
+    if (batch < 1 || batch > max_batch)
+        throw invalid_argument("batch " + std::to_string(batch) + " is outside [1, " + std::to_string(max_batch) + "]");
+    const cost_context ctx{dev, batch, opt.precision};
+
+    step_estimate r;
+    r.model = net.name();
+    r.device = dev.name;
+    r.cost_model = Model::name;
+    r.batch = batch;
+    r.precision = opt.precision;
+    r.layers.reserve(net.size());
+    std::vector<seconds> fwd(net.size()), bwd(net.size());
+    for (auto v : net.vertices()) {
+        const auto& l = net[v];
+        auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
+                                                       model.layer(net, v, pass::backward, ctx)});
+        fwd[v] = e.forward.total();
+        bwd[v] = e.backward.total();
+        r.forward += fwd[v];
+        r.backward += bwd[v];
+    }
+    r.update = model.update(net, ctx).total();
+    r.total = r.forward + r.backward + r.update + r.communication;
+    r.forward_bounds = pass_bounds(net, fwd);
+    r.backward_bounds = pass_bounds(net, bwd);
+    r.parameters = net.parameter_count();
+    r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.precision));
+    r.activation_bytes =
+        bytes_of(static_cast<double>(net.activation_elements()) * static_cast<double>(batch) * element_bytes(opt.precision));
+    detail::require_finite(r.total, "the step time of '" + r.model + "'");
+    return r;
+}
+
+}  // namespace steptime

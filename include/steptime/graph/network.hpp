@@ -1,0 +1,125 @@
+// steptime/graph/network.hpp: the network DAG over Boost.Graph, built layer by layer with shape inference.
+#pragma once
+
+#include <iterator>
+#include <initializer_list>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "steptime/error.hpp"
+#include "steptime/ops/layer_op.hpp"
+
+namespace steptime {
+
+// One node: its operation and what insertion inferred about it.
+template <class Op>
+struct layer {
+    std::string name;
+    Op op;
+    std::vector<tensor_shape> inputs;  // in parent order
+    tensor_shape output;
+    std::int64_t parameters = 0;
+    std::optional<int> device;  // model-parallel placement; unset = not split across devices
+};
+
+template <class Op>
+class basic_network {
+public:
+    using graph_type = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, layer<Op>>;
+    using vertex = typename graph_type::vertex_descriptor;
+
+    // Upper limit on layers: a guard against runaway generated inputs, far above real networks.
+    static constexpr std::size_t max_layers = 100'000;
+
+    explicit basic_network(std::string name = "network") : name_(std::move(name)) {}
+
+    const std::string& name() const { return name_; }
+
+    // Adds a layer after its parents (which must exist, so the graph stays acyclic and vertex
+    // order is a topological order). Infers the output shape; throws invalid_model naming the
+    // layer and the shapes on any mismatch.
+    vertex add(std::string name, Op op, std::span<const std::string> parents, std::optional<int> device = {}) {
+        if (name.empty()) throw invalid_model("a layer has an empty name");
+        if (by_name_.contains(name)) throw invalid_model("layer '" + name + "' is defined twice");
+        if (boost::num_vertices(g_) >= max_layers)
+            throw invalid_model("layer '" + name + "': the network exceeds " + std::to_string(max_layers) + " layers");
+        layer<Op> l{std::move(name), std::move(op), {}, {}, 0, device};
+        std::vector<vertex> from;
+        for (const auto& p : parents) {
+            auto it = by_name_.find(p);
+            if (it == by_name_.end()) throw invalid_model("layer '" + l.name + "': unknown parent '" + p + "'");
+            from.push_back(it->second);
+            l.inputs.push_back(g_[it->second].output);
+        }
+        l.output = ops::infer(l.op, l.inputs, l.name);
+        l.parameters = ops::parameters(l.op, l.inputs);
+        const vertex v = boost::add_vertex(std::move(l), g_);
+        for (vertex u : from) boost::add_edge(u, v, g_);
+        by_name_.emplace(g_[v].name, v);
+        return v;
+    }
+    vertex add(std::string name, Op op, std::initializer_list<std::string> parents = {}, std::optional<int> device = {}) {
+        return add(std::move(name), std::move(op), std::span<const std::string>(parents.begin(), parents.size()),
+                   device);
+    }
+
+    std::size_t size() const { return boost::num_vertices(g_); }
+    bool empty() const { return size() == 0; }
+    const layer<Op>& operator[](vertex v) const { return g_[v]; }
+    std::optional<vertex> find(std::string_view name) const {
+        auto it = by_name_.find(std::string(name));
+        return it == by_name_.end() ? std::nullopt : std::optional<vertex>(it->second);
+    }
+    const layer<Op>& at(std::string_view name) const {
+        if (auto v = find(name)) return g_[*v];
+        throw invalid_model("network '" + name_ + "' has no layer '" + std::string(name) + "'");
+    }
+
+    // Parents in the order they were given (the order of the layer's inputs).
+    auto parents(vertex v) const { return range(boost::inv_adjacent_vertices(v, g_)); }
+    // Children, in the order they were added.
+    auto children(vertex v) const { return range(boost::adjacent_vertices(v, g_)); }
+    // Layers in a topological order (insertion order).
+    auto vertices() const { return range(boost::vertices(g_)); }
+    const graph_type& graph() const { return g_; }
+
+    std::int64_t parameter_count() const {
+        std::int64_t n = 0;
+        for (auto v : vertices()) n += g_[v].parameters;
+        return n;
+    }
+    // Elements of every layer's output for one sample (PALEO's activation count, input included).
+    std::int64_t activation_elements() const {
+        std::int64_t n = 0;
+        for (auto v : vertices()) n += g_[v].output.elements();
+        return n;
+    }
+
+    // The batch the network's description was written for (PALEO files carry one); estimates may use another.
+    std::int64_t native_batch = 1;
+
+private:
+    template <class It>
+    struct iterator_range {
+        It b, e;
+        It begin() const { return b; }
+        It end() const { return e; }
+        std::size_t size() const { return static_cast<std::size_t>(std::distance(b, e)); }
+    };
+    template <class It>
+    static iterator_range<It> range(std::pair<It, It> p) { return {p.first, p.second}; }
+
+    std::string name_;
+    graph_type g_;
+    std::unordered_map<std::string, vertex> by_name_;
+};
+
+using network = basic_network<layer_op>;
+
+}  // namespace steptime

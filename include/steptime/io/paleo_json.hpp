@@ -1,0 +1,290 @@
+// steptime/io/paleo_json.hpp: reads PALEO's network description format (paleo-model.md section 6.1),
+// including Block and ModelParallel constructs and @self/@all parent suffixes.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "steptime/graph/network.hpp"
+#include "steptime/io/read_file.hpp"
+
+namespace steptime::io {
+
+namespace detail_paleo {
+
+using json = nlohmann::ordered_json;
+
+// Nesting deeper than this is refused (PALEO's own nets nest one level).
+inline constexpr int max_block_depth = 32;
+
+struct flat_layer {
+    std::string name;
+    const json* spec;
+    std::vector<std::string> parents;
+    std::optional<int> device;  // split index inside a ModelParallel block
+    int splits = 1;
+};
+
+class reader {
+public:
+    explicit reader(std::string origin) : origin_(std::move(origin)) {}
+
+    network read(const json& root) {
+        if (!root.is_object()) fail("", "the document must be a JSON object with 'name' and 'layers'");
+        const auto& layers = field(root, "layers", "");
+        if (!layers.is_object() || layers.empty()) fail("", "field 'layers' must be a non-empty object of layers");
+        std::string name = "network";
+        if (auto it = root.find("name"); it != root.end()) {
+            if (!it->is_string()) fail("", "field 'name' must be a string");
+            name = it->get<std::string>();
+        }
+        expand(layers, "", {}, 0);
+        network net(name);
+        insert_in_order(net);
+        return net;
+    }
+
+private:
+    std::string origin_;
+    std::vector<flat_layer> flat_;
+    std::map<std::string, std::string> endpoint_of_;            // block name -> its endpoint layer
+    std::map<std::string, std::vector<std::string>> copies_of_;  // split layer -> its k copies
+
+    [[noreturn]] void fail(const std::string& layer, const std::string& what) const {
+        throw parse_error(origin_ + ": " + (layer.empty() ? "" : "layer '" + layer + "': ") + what);
+    }
+
+    const json& field(const json& spec, const char* key, const std::string& layer) const {
+        auto it = spec.find(key);
+        if (it == spec.end()) fail(layer, std::string("missing field '") + key + "'");
+        return *it;
+    }
+
+    std::int64_t integer(const json& v, const std::string& layer, const std::string& what) const {
+        if (!v.is_number_integer()) fail(layer, "field '" + what + "' must be an integer, got " + v.dump());
+        return v.get<std::int64_t>();
+    }
+
+    std::vector<std::int64_t> ints(const json& spec, const char* key, std::size_t n, const std::string& layer) const {
+        const auto& v = field(spec, key, layer);
+        if (!v.is_array() || (n && v.size() != n))
+            fail(layer, std::string("field '") + key + "' must be an array of " + std::to_string(n) + " integers, got " +
+                            v.dump());
+        std::vector<std::int64_t> out;
+        for (const auto& x : v) out.push_back(integer(x, layer, key));
+        return out;
+    }
+
+    std::vector<std::string> parent_list(const json& spec, const std::string& layer) const {
+        const auto& v = field(spec, "parents", layer);
+        if (!v.is_array()) fail(layer, "field 'parents' must be an array of layer names");
+        std::vector<std::string> out;
+        for (const auto& p : v) {
+            if (!p.is_string()) fail(layer, "field 'parents' must hold layer names, got " + p.dump());
+            out.push_back(p.get<std::string>());
+        }
+        return out;
+    }
+
+    // Flattens blocks into `flat_`, renaming sub-layers `block/sub` and resolving their parents.
+    void expand(const json& layers, const std::string& prefix, const std::vector<std::string>& inherited, int depth) {
+        if (depth > max_block_depth) fail(prefix, "blocks nest deeper than " + std::to_string(max_block_depth));
+        for (const auto& [key, spec] : layers.items()) {
+            const std::string name = prefix + key;
+            if (!spec.is_object()) fail(name, "the layer must be a JSON object");
+            const auto& type = field(spec, "type", name);
+            if (!type.is_string()) fail(name, "field 'type' must be a string");
+            auto parents = parent_list(spec, name);
+            if (!prefix.empty()) {
+                if (parents.empty()) parents = inherited;
+                else
+                    for (auto& p : parents) p = prefix + p;
+            }
+            if (type == "Block") {
+                const auto& ep = field(spec, "endpoint", name);
+                if (!ep.is_string()) fail(name, "field 'endpoint' must be a layer name");
+                endpoint_of_[name] = name + "/" + ep.get<std::string>();
+                const auto& sub = field(spec, "layers", name);
+                if (!sub.is_object() || sub.empty()) fail(name, "field 'layers' must be a non-empty object");
+                expand(sub, name + "/", parents, depth + 1);
+            } else if (type == "ModelParallel") {
+                expand_split(spec, name, parents);
+            } else {
+                flat_.push_back({name, &spec, std::move(parents), std::nullopt});
+            }
+        }
+    }
+
+    // ModelParallel: every sub-layer k times as `block/sub@i`, on device i.
+    void expand_split(const json& spec, const std::string& name, const std::vector<std::string>& parents) {
+        const std::int64_t k = integer(field(spec, "splits", name), name, "splits");
+        if (k < 1 || k > 1024) fail(name, "field 'splits' is " + std::to_string(k) + ", expected 1 to 1024");
+        const auto& sub = field(spec, "layers", name);
+        if (!sub.is_object() || sub.empty()) fail(name, "field 'layers' must be a non-empty object");
+        for (const auto& [key, s] : sub.items()) {
+            const std::string base = name + "/" + key;
+            if (!s.is_object()) fail(base, "the layer must be a JSON object");
+            const auto own = parent_list(s, base);
+            for (int i = 0; i < k; ++i) {
+                const std::string copy = base + "@" + std::to_string(i);
+                copies_of_[base].push_back(copy);
+                std::vector<std::string> ps;
+                if (own.empty()) ps = parents;
+                for (const auto& p : own) {
+                    if (p.ends_with("@self")) ps.push_back(name + "/" + p.substr(0, p.size() - 5) + "@" + std::to_string(i));
+                    else if (p.ends_with("@all")) ps.push_back(name + "/" + p);  // expanded in resolve()
+                    else ps.push_back(name + "/" + p);
+                }
+                flat_.push_back({copy, &s, std::move(ps), i, static_cast<int>(k)});
+            }
+        }
+    }
+
+    // A parent name as written -> the layers it stands for.
+    std::vector<std::string> resolve(const std::string& p) const {
+        if (auto it = endpoint_of_.find(p); it != endpoint_of_.end()) return {it->second};
+        if (p.ends_with("@all")) {
+            if (auto it = copies_of_.find(p.substr(0, p.size() - 4)); it != copies_of_.end()) return it->second;
+        }
+        return {p};
+    }
+
+    // Kahn's algorithm in file order, so the network lists layers as the file does where it can.
+    void insert_in_order(network& net) {
+        std::map<std::string, std::size_t> index;
+        for (std::size_t i = 0; i < flat_.size(); ++i)
+            if (!index.emplace(flat_[i].name, i).second) fail(flat_[i].name, "defined twice");
+        std::vector<std::vector<std::string>> parents(flat_.size());
+        std::vector<std::vector<std::size_t>> children(flat_.size());
+        std::vector<std::size_t> missing(flat_.size(), 0);
+        for (std::size_t i = 0; i < flat_.size(); ++i)
+            for (const auto& written : flat_[i].parents)
+                for (auto& p : resolve(written)) {
+                    auto it = index.find(p);
+                    if (it == index.end()) fail(flat_[i].name, "unknown parent '" + written + "'");
+                    children[it->second].push_back(i);
+                    ++missing[i];
+                    parents[i].push_back(std::move(p));
+                }
+        std::vector<std::size_t> ready;
+        for (std::size_t i = flat_.size(); i-- > 0;)
+            if (missing[i] == 0) ready.push_back(i);
+        std::size_t inserted = 0;
+        while (!ready.empty()) {
+            const std::size_t i = ready.back();
+            ready.pop_back();
+            try {
+                net.add(flat_[i].name, to_op(flat_[i], net, parents[i]), parents[i], flat_[i].device);
+            } catch (const invalid_model& e) {
+                throw invalid_model(origin_ + ": " + e.what());
+            }
+            ++inserted;
+            std::vector<std::size_t> now;
+            for (auto c : children[i])
+                if (--missing[c] == 0) now.push_back(c);
+            std::sort(now.rbegin(), now.rend());
+            ready.insert(ready.end(), now.begin(), now.end());
+        }
+        if (inserted != flat_.size()) {
+            std::string stuck;
+            for (std::size_t i = 0; i < flat_.size(); ++i)
+                if (missing[i] > 0) stuck += (stuck.empty() ? "'" : ", '") + flat_[i].name + "'";
+            throw invalid_model(origin_ + ": the layers " + stuck + " form or depend on a cycle");
+        }
+    }
+
+    ops::padding padding_of(const json& spec, const std::string& layer) const {
+        const auto& p = field(spec, "padding", layer);
+        if (p == "SAME") return ops::padding::same();
+        if (p == "VALID") return ops::padding::valid();
+        fail(layer, "field 'padding' must be \"SAME\" or \"VALID\", got " + p.dump());
+    }
+
+    // [1, h, w, 1] -> {h, w}
+    ops::extent window(const json& spec, const char* key, const std::string& layer) const {
+        const auto v = ints(spec, key, 4, layer);
+        if (v[0] != 1 || v[3] != 1) fail(layer, std::string("field '") + key + "' must be [1, h, w, 1]");
+        return {v[1], v[2]};
+    }
+
+    layer_op to_op(const flat_layer& f, network& net, const std::vector<std::string>& parents) const {
+        const json& s = *f.spec;
+        const std::string type = s["type"].get<std::string>();
+        const std::string& n = f.name;
+        if (type == "Input") {
+            if (!parents.empty()) fail(n, "an Input layer has no parents");
+            const auto t = ints(s, "tensor", 0, n);
+            if (t.size() != 4 && t.size() != 2) fail(n, "field 'tensor' must be [N, H, W, C] or [N, D]");
+            if (t[0] < 1) fail(n, "field 'tensor' has batch " + std::to_string(t[0]) + ", expected a positive size");
+            net.native_batch = t[0];
+            return ops::input{t.size() == 4 ? tensor_shape{{t[1], t[2], t[3]}, 3} : tensor_shape{{t[1], 1, 1}, 1}};
+        }
+        if (type == "Convolution") {
+            const auto fl = ints(s, "filter", 4, n);
+            const std::int64_t out = fl[3] / f.splits;  // a split copy gets Cout // k channels (6.1)
+            if (out < 1) fail(n, "field 'filter' has " + std::to_string(fl[3]) + " output channels for " +
+                                     std::to_string(f.splits) + " splits");
+            return ops::conv2d{.filters = out, .kernel = {fl[0], fl[1]}, .stride = window(s, "strides", n),
+                               .pad = padding_of(s, n), .in_channels = fl[2] == -1 ? std::nullopt : std::optional(fl[2])};
+        }
+        if (type == "Pooling" || type == "AvgPool")
+            return ops::pool2d{.type = type == "Pooling" ? ops::pool2d::method::max : ops::pool2d::method::average,
+                               .window = window(s, "ksize", n), .stride = window(s, "strides", n), .pad = padding_of(s, n)};
+        if (type == "InnerProduct") return ops::dense{.outputs = integer(field(s, "num_outputs", n), n, "num_outputs")};
+        if (type == "Dropout") {
+            const auto& p = field(s, "dropout_keep_prob", n);
+            if (!p.is_number()) fail(n, "field 'dropout_keep_prob' must be a number");
+            return ops::dropout{p.get<double>()};
+        }
+        if (type == "Concatenate") {
+            const std::int64_t dim = integer(field(s, "dim", n), n, "dim");
+            return ops::concat{static_cast<int>(dim - 1)};  // NHWC index -> per-sample axis
+        }
+        if (type == "Softmax") {
+            auto it = s.find("num_classes");
+            if (it == s.end() || it->is_null()) return ops::softmax{};
+            return ops::softmax{integer(*it, n, "num_classes")};
+        }
+        if (type == "Reshape") {
+            auto shape = ints(s, "output_shape", 0, n);
+            if (shape.size() < 2 || shape.size() > 4) fail(n, "field 'output_shape' must have 2 to 4 dimensions");
+            std::vector<std::int64_t> per_sample(shape.begin() + 1, shape.end());
+            for (auto& d : per_sample)
+                if (d == -1) d = 0;
+            return ops::reshape{per_sample};
+        }
+        if (type == "Elementwise") return ops::elementwise{};
+        if (type == "BatchNorm") return ops::batch_norm{};
+        if (type == "LRN") return ops::lrn{};
+        if (type == "ReLU") return ops::activation{ops::activation::function::relu};
+        if (type == "Sigmoid") return ops::activation{ops::activation::function::sigmoid};
+        if (type == "Accuracy" || type == "Scale") return ops::passthrough{type};
+        fail(n, "unknown layer type '" + type +
+                    "' (expected Input, Convolution, Pooling, AvgPool, InnerProduct, Dropout, Concatenate, Softmax, "
+                    "Reshape, Elementwise, BatchNorm, LRN, ReLU, Sigmoid, Accuracy, Scale, Block or ModelParallel)");
+    }
+};
+
+}  // namespace detail_paleo
+
+// Builds a network from PALEO JSON text; `origin` names the source in error messages.
+inline network parse_paleo_json(std::string_view text, const std::string& origin = "<input>") {
+    detail_paleo::json root;
+    try {
+        root = detail_paleo::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw parse_error(origin + ": malformed JSON: " + e.what());
+    }
+    return detail_paleo::reader(origin).read(root);
+}
+
+inline network load_paleo_json(const std::filesystem::path& path) {
+    return parse_paleo_json(read_file(path), path.string());
+}
+
+}  // namespace steptime::io

@@ -1,0 +1,50 @@
+// steptime/ops/layer_op.hpp: the Operation concept and layer_op, the variant of the built-in operations.
+#pragma once
+
+#include <concepts>
+#include <variant>
+
+#include "steptime/ops/activation.hpp"
+#include "steptime/ops/conv.hpp"
+#include "steptime/ops/dense.hpp"
+#include "steptime/ops/input.hpp"
+#include "steptime/ops/norm.hpp"
+#include "steptime/ops/pool.hpp"
+#include "steptime/ops/softmax.hpp"
+#include "steptime/ops/structural.hpp"
+
+namespace steptime {
+
+// What a network node carries: a shape rule, a parameter count and per-phase work.
+template <class T>
+concept Operation = requires(const T& op, std::span<const tensor_shape> in, const std::string& layer, phase p,
+                             const work_args& a) {
+    { op.infer(in, layer) } -> std::same_as<tensor_shape>;
+    { op.parameters(in) } -> std::same_as<std::int64_t>;
+    { op.work(p, a) } -> std::same_as<op_work>;
+};
+
+using layer_op = std::variant<ops::input, ops::conv2d, ops::deconv2d, ops::pool2d, ops::dense, ops::lrn,
+                              ops::batch_norm, ops::activation, ops::dropout, ops::softmax,
+                              ops::softmax_cross_entropy, ops::concat, ops::elementwise, ops::reshape,
+                              ops::passthrough>;
+
+namespace ops {
+// The variant forwards to the alternative it holds.
+inline tensor_shape infer(const layer_op& op, std::span<const tensor_shape> in, const std::string& layer) {
+    return std::visit([&](const auto& o) { return o.infer(in, layer); }, op);
+}
+inline std::int64_t parameters(const layer_op& op, std::span<const tensor_shape> in) {
+    return std::visit([&](const auto& o) { return o.parameters(in); }, op);
+}
+inline op_work work(const layer_op& op, phase p, const work_args& a) {
+    return std::visit([&](const auto& o) { return o.work(p, a); }, op);
+}
+inline std::string_view kind(const layer_op& op) {
+    return std::visit([](const auto& o) -> std::string_view { return o.kind; }, op);
+}
+}  // namespace ops
+
+static_assert(Operation<ops::conv2d> && Operation<ops::dense> && Operation<ops::passthrough>);
+
+}  // namespace steptime

@@ -1,0 +1,54 @@
+// steptime/ops/norm.hpp: local response normalization and batch normalization.
+#pragma once
+
+#include "steptime/ops/common.hpp"
+
+namespace steptime::ops {
+
+// Cross-channel LRN (Krizhevsky et al. 2012): b = a / (k + alpha/size * sum of a^2 over size channels)^beta.
+struct lrn {
+    static constexpr std::string_view kind = "lrn";
+    std::int64_t size = 5;
+
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require_inputs(in, 1, layer);
+        detail::require(size > 0, layer, "local_size is " + std::to_string(size) + ", expected a positive count");
+        return in[0];
+    }
+    std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
+    op_work work(phase p, const work_args& a) const {
+        const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
+        // 2 per window element for the sum of squares, then scale, power and divide: 2*size + 3 per element.
+        const double f = (2.0 * static_cast<double>(size) + 3) * x;
+        switch (p) {
+            case phase::forward: return {f, e * x, e * x};
+            case phase::backward_data: return {2 * f, 3 * e * x, e * x};  // reads input, output and gradient
+            case phase::backward_weights: return {};
+        }
+        return {};
+    }
+};
+
+// Batch normalization in training mode, with a learned scale and shift per channel.
+struct batch_norm {
+    static constexpr std::string_view kind = "batch_norm";
+
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require_inputs(in, 1, layer);
+        return in[0];
+    }
+    std::int64_t parameters(std::span<const tensor_shape> in) const { return 2 * in[0].c(); }
+    op_work work(phase p, const work_args& a) const {
+        const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
+        switch (p) {
+            // Statistics pass (3 per element: add, square, add) then normalize, scale, shift (4): reads x twice.
+            case phase::forward: return {7 * x, 2 * e * x, e * x};
+            // Reductions of dy and dy*x (3 per element), then dx (5 per element): reads x and dy twice.
+            case phase::backward_data: return {8 * x, 4 * e * x, e * x};
+            case phase::backward_weights: return {};  // the scale/shift gradients are the reductions above
+        }
+        return {};
+    }
+};
+
+}  // namespace steptime::ops

@@ -1,0 +1,114 @@
+// steptime/ops/structural.hpp: concatenation, element-wise add/multiply, reshape and flatten.
+#pragma once
+
+#include <vector>
+
+#include "steptime/ops/common.hpp"
+
+namespace steptime::ops {
+
+// Concatenation along an axis of the per-sample shape (0-based; channels of an image are axis 2).
+struct concat {
+    static constexpr std::string_view kind = "concat";
+    int axis = 2;
+
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require(!in.empty(), layer, "expects at least one input");
+        detail::require(axis >= 0 && axis < in[0].rank, layer,
+                        "axis " + std::to_string(axis) + " out of range for input " + in[0].str());
+        tensor_shape out = in[0];
+        for (std::size_t i = 1; i < in.size(); ++i) {
+            bool match = in[i].rank == out.rank;
+            for (int d = 0; match && d < out.rank; ++d) match = d == axis || in[i].dims[d] == out.dims[d];
+            detail::require(match, layer,
+                            "cannot concatenate " + in[0].str() + " and " + in[i].str() + " along axis " +
+                                std::to_string(axis) + ": the other dimensions differ");
+            out.dims[axis] = steptime::detail::checked_add(out.dims[axis], in[i].dims[axis], "layer '" + layer + "'");
+        }
+        return out;
+    }
+    std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
+    op_work work(phase p, const work_args& a) const {
+        const double y = detail::elems(a.output) * a.batch * a.element_bytes;
+        switch (p) {
+            case phase::forward: return {0, y, y};        // a copy into the joint tensor
+            case phase::backward_data: return {0, y, y};  // a split of the gradient
+            case phase::backward_weights: return {};
+        }
+        return {};
+    }
+};
+
+// Element-wise sum or product of inputs of equal shape (residual connections, gating).
+struct elementwise {
+    static constexpr std::string_view kind = "elementwise";
+    enum class operation { add, multiply } op = operation::add;
+
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require(in.size() >= 2, layer, "expects at least two inputs, got " + std::to_string(in.size()));
+        for (const auto& s : in)
+            detail::require(s == in[0], layer, "inputs " + in[0].str() + " and " + s.str() + " differ in shape");
+        return in[0];
+    }
+    std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
+    op_work work(phase p, const work_args& a) const {
+        const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
+        const double k = static_cast<double>(a.inputs.size());
+        switch (p) {
+            case phase::forward: return {(k - 1) * x, k * e * x, e * x};
+            // The gradient of a sum is passed through unchanged (no kernel); a product's gradient
+            // to each input is dy times the other k-1 inputs.
+            case phase::backward_data:
+                return op == operation::add ? op_work{} : op_work{k * (k - 1) * x, (k + 1) * e * x, k * e * x};
+            case phase::backward_weights: return {};
+        }
+        return {};
+    }
+};
+
+// A new view of the same elements; a zero-size dimension means "the rest" (PALEO's -1). No cost.
+struct reshape {
+    static constexpr std::string_view kind = "reshape";
+    std::vector<std::int64_t> shape;  // per sample, rank 1 to 3; flatten is {0}
+
+    static reshape flatten() { return {{0}}; }
+
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require_inputs(in, 1, layer);
+        detail::require(!shape.empty() && shape.size() <= 3, layer, "target shape must have 1 to 3 dimensions");
+        const std::int64_t total = in[0].elements();
+        std::int64_t known = 1;
+        int rest = -1;
+        std::array<std::int64_t, 3> dims{1, 1, 1};
+        for (std::size_t i = 0; i < shape.size(); ++i) {
+            detail::require(shape[i] >= 0 && (shape[i] > 0 || rest < 0), layer,
+                            "target dimensions must be positive, with at most one 0 (\"the rest\")");
+            if (shape[i] == 0) rest = static_cast<int>(i);
+            else known = steptime::detail::checked_mul(known, shape[i], "layer '" + layer + "'");
+            dims[i] = shape[i];
+        }
+        if (rest >= 0) dims[rest] = total % known == 0 ? total / known : 0;
+        const auto out = tensor_shape{dims, static_cast<int>(shape.size())};
+        detail::require(out.elements() == total && dims[rest < 0 ? 0 : rest] > 0, layer,
+                        "cannot reshape " + in[0].str() + " (" + std::to_string(total) + " elements) to the target");
+        return out;
+    }
+    std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
+    op_work work(phase, const work_args&) const { return {}; }
+};
+
+// A layer type PALEO accepts without a model of its own (Accuracy, Scale, Sigmoid, UpSampling2D...):
+// shape and cost are those of an identity, and the type name is kept for reports.
+struct passthrough {
+    static constexpr std::string_view kind = "passthrough";
+    std::string type;
+
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require(!in.empty(), layer, "expects at least one input");
+        return in[0];
+    }
+    std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
+    op_work work(phase, const work_args&) const { return {}; }
+};
+
+}  // namespace steptime::ops

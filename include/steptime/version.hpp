@@ -1,0 +1,11 @@
+// steptime/version.hpp
+#pragma once
+
+#define STEPTIME_VERSION_MAJOR 0
+#define STEPTIME_VERSION_MINOR 1
+#define STEPTIME_VERSION_PATCH 0
+#define STEPTIME_VERSION_STRING "0.1.0"
+
+namespace steptime {
+inline constexpr const char* version = STEPTIME_VERSION_STRING;
+}
