@@ -229,13 +229,27 @@ private:
             const std::int64_t out = fl[3] / f.splits;  // a split copy gets Cout // k channels (6.1)
             if (out < 1) fail(n, "field 'filter' has " + std::to_string(fl[3]) + " output channels for " +
                                      std::to_string(f.splits) + " splits");
-            return ops::conv2d{.filters = out, .kernel = {fl[0], fl[1]}, .stride = window(s, "strides", n),
-                               .pad = padding_of(s, n), .in_channels = fl[2] == -1 ? std::nullopt : std::optional(fl[2])};
+            ops::conv2d c;
+            c.filters = out;
+            c.kernel = {fl[0], fl[1]};
+            c.stride = window(s, "strides", n);
+            c.pad = padding_of(s, n);
+            if (fl[2] != -1) c.in_channels = fl[2];
+            return c;
         }
-        if (type == "Pooling" || type == "AvgPool")
-            return ops::pool2d{.type = type == "Pooling" ? ops::pool2d::method::max : ops::pool2d::method::average,
-                               .window = window(s, "ksize", n), .stride = window(s, "strides", n), .pad = padding_of(s, n)};
-        if (type == "InnerProduct") return ops::dense{.outputs = integer(field(s, "num_outputs", n), n, "num_outputs")};
+        if (type == "Pooling" || type == "AvgPool") {
+            ops::pool2d p;
+            p.type = type == "Pooling" ? ops::pool2d::method::max : ops::pool2d::method::average;
+            p.window = window(s, "ksize", n);
+            p.stride = window(s, "strides", n);
+            p.pad = padding_of(s, n);
+            return p;
+        }
+        if (type == "InnerProduct") {
+            ops::dense d;
+            d.outputs = integer(field(s, "num_outputs", n), n, "num_outputs");
+            return d;
+        }
         if (type == "Dropout") {
             const auto& p = field(s, "dropout_keep_prob", n);
             if (!p.is_number()) fail(n, "field 'dropout_keep_prob' must be a number");

@@ -1,0 +1,306 @@
+// steptime/devices/catalog.hpp: the built-in devices, PALEO's eight and current vendor datasheets.
+//
+// Conventions for the vendor entries (every number's source is in the entry's `source` or a comment):
+// - Rates are peaks: FP32 on the SIMT pipe at the boost clock; tensor (matrix-core) rates dense, without
+//   2:4 sparsity (half the "with sparsity" figure where a datasheet quotes only that).
+// - Memory bandwidth and link bandwidth are decimal (1 GB/s = 1e9 B/s); links are one direction.
+// - Capacities are binary: GPU vendors' "GB" of memory is GiB (a "16 GB" V100 has 16 x 2^30 bytes).
+// - `clock` is the base clock (the default application clock where NVIDIA quotes that instead).
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "steptime/device.hpp"
+#include "steptime/error.hpp"
+#include "steptime/units.hpp"
+
+namespace steptime::devices {
+
+// GCC 12 warns about members a designated initializer leaves to their default; that is the intent here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+inline const std::vector<device>& catalog() {
+    static const std::vector<device> all = [] {
+        constexpr auto tflops = [](double v) { return flops_per_second_of(v * 1e12); };
+        constexpr auto gbps = [](double v) { return bytes_per_second_of(v * 1e9); };
+        constexpr auto gib = [](double v) { return bytes_of(v * 1073741824.0); };
+        constexpr auto mhz = [](double v) { return megahertz_of(v); };
+        // FP32 SIMT peak from the core count: 2 FLOP per fused multiply-add x cores x clock. Rounded in
+        // TFLOP/s first, like every other rate here, so that it reads back exactly from a device file.
+        constexpr auto fma_peak = [](int cores, double clock_mhz) {
+            return flops_per_second_of(2.0 * cores * clock_mhz / 1e6 * 1e12);
+        };
+        // NVLink: links x GB/s per link and direction (20 for NVLink 1, 25 for NVLink 2-4, 50 for NVLink 5).
+        constexpr auto nvlink = [](int links, double gbps_each) { return bytes_per_second_of(links * gbps_each * 1e9); };
+        // PCIe x16, one direction: GT/s x 16 lanes x line-code efficiency / 8 bits (PCI-SIG base specs).
+        constexpr auto pcie2 = bytes_per_second_of(5e9 * 16 * 0.8 / 8);              // 8b/10b: 8 GB/s
+        constexpr auto pcie3 = bytes_per_second_of(8e9 * 16 * (128.0 / 130) / 8);   // 128b/130b: 15.75 GB/s
+        constexpr auto pcie4 = bytes_per_second_of(16e9 * 16 * (128.0 / 130) / 8);  // 31.5 GB/s
+        constexpr auto pcie5 = bytes_per_second_of(32e9 * 16 * (128.0 / 130) / 8);  // 63.0 GB/s
+
+        // PALEO's table, number for number: paleo/device.py of TalwalkarLab/paleo at 984bbf5.
+        const auto paleo = [](const char* key, const char* what, double clock_mhz, double gflops, double gbs,
+                              bool is_gpu = true) {
+            return device{.name = std::string("paleo:") + key,
+                          .description = std::string("PALEO's ") + what,
+                          .is_gpu = is_gpu,
+                          .peak = {.fp32 = flops_per_second_of(gflops * 1e9)},
+                          .memory_bandwidth = bytes_per_second_of(gbs * 1e9),
+                          .clock = megahertz_of(clock_mhz),
+                          .source = "PALEO paleo/device.py (TalwalkarLab/paleo 984bbf5)"};
+        };
+
+        return std::vector<device>{
+            paleo("TITAN_X", "Titan X", 1000, 6144, 336.5),
+            paleo("K20", "K20", 1000, 3520, 208),
+            paleo("K20X", "K20X", 1000, 3935, 250),
+            paleo("K40", "K40", 745, 4290, 288),
+            paleo("K80", "K80 (whole dual-GPU board)", 560, 5600, 480),
+            paleo("GEFORCE_780_TI", "GeForce 780 Ti", 875, 5040, 336),
+            paleo("GEFORCE_750_M", "GeForce 750 M", 941, 722.7, 80),
+            paleo("CPU_I7", "CPU i7 5930K (clock 6 x 35000 MHz sic)", 210000, 289, 68, false),
+
+            // Kepler (GK110/GK210): 192 FP32 cores per SMX.
+            {.name = "k20x", .description = "NVIDIA Tesla K20X (GK110, no GPU Boost)",
+             .peak = {.fp32 = fma_peak(2688, 732)},  // 2 x 2688 cores x 732 MHz = 3.94
+             .memory_bandwidth = gbps(250), .memory_capacity = gib(6), .sm_count = 14,
+             .clock = mhz(732), .tdp_watts = 235, .intra_node_link = pcie2,
+             .source = "NVIDIA Tesla K20X board specification BD-06397 (2012); Kepler GK110 whitepaper"},
+            {.name = "k40", .description = "NVIDIA Tesla K40 (GK110B)",
+             .peak = {.fp32 = fma_peak(2880, 875)},  // 2 x 2880 cores x 875 MHz = 5.04
+             .memory_bandwidth = gbps(288), .memory_capacity = gib(12), .sm_count = 15,
+             .clock = mhz(745), .boost_clock = mhz(875), .tdp_watts = 235, .intra_node_link = pcie3,
+             .source = "NVIDIA Tesla K40 datasheet (2013): 4.29 TFLOPS at base, 5.04 with GPU Boost"},
+            // One of the board's two GK210 dies: the datasheet's board figures halved.
+            {.name = "k80", .description = "NVIDIA Tesla K80, one GK210 die (half the board)",
+             .peak = {.fp32 = fma_peak(2496, 875)},  // 2 x 2496 cores x 875 MHz = 4.37
+             .memory_bandwidth = gbps(480.0 / 2), .memory_capacity = gib(24.0 / 2), .sm_count = 13,
+             .clock = mhz(560), .boost_clock = mhz(875), .tdp_watts = 300.0 / 2,
+             .intra_node_link = pcie3,  // the two dies share the board's x16 through a PCIe switch
+             .source = "NVIDIA Tesla K80 datasheet (2014): 8.74 TFLOPS, 480 GB/s, 24 GB, 300 W per board"},
+
+            // Maxwell (GM200) and Pascal GP102: 128 FP32 cores per SM, FP16 no faster than FP32.
+            {.name = "m40", .description = "NVIDIA Tesla M40 12 GB (GM200)",
+             .peak = {.fp32 = fma_peak(3072, 1114)},  // 2 x 3072 cores x 1114 MHz = 6.84
+             .memory_bandwidth = gbps(288), .memory_capacity = gib(12), .sm_count = 24,
+             .clock = mhz(948), .boost_clock = mhz(1114), .tdp_watts = 250, .intra_node_link = pcie3,
+             .source = "NVIDIA Tesla M40 datasheet (2015); Volta whitepaper Table 1 (M40 column)"},
+            {.name = "titan-x-maxwell", .description = "NVIDIA GeForce GTX Titan X (Maxwell, GM200)",
+             .peak = {.fp32 = fma_peak(3072, 1075)},  // 2 x 3072 cores x 1075 MHz = 6.60
+             .memory_bandwidth = gbps(336.5), .memory_capacity = gib(12), .sm_count = 24,
+             .clock = mhz(1000), .boost_clock = mhz(1075), .tdp_watts = 250, .intra_node_link = pcie3,
+             .source = "NVIDIA GeForce GTX Titan X specifications (2015)"},
+            {.name = "titan-x-pascal", .description = "NVIDIA Titan X (Pascal, GP102)",
+             .peak = {.fp32 = fma_peak(3584, 1531)},  // 2 x 3584 cores x 1531 MHz = 10.97
+             .memory_bandwidth = gbps(480), .memory_capacity = gib(12), .sm_count = 28,
+             .clock = mhz(1417), .boost_clock = mhz(1531), .tdp_watts = 250, .intra_node_link = pcie3,
+             .source = "NVIDIA Titan X (Pascal) specifications (2016)"},
+            {.name = "gtx-1080-ti", .description = "NVIDIA GeForce GTX 1080 Ti (GP102)",
+             .peak = {.fp32 = fma_peak(3584, 1582)},  // 2 x 3584 cores x 1582 MHz = 11.34
+             .memory_bandwidth = gbps(484), .memory_capacity = gib(11), .sm_count = 28,
+             .clock = mhz(1480), .boost_clock = mhz(1582), .tdp_watts = 250, .intra_node_link = pcie3,
+             .source = "NVIDIA GeForce GTX 1080 Ti specifications (2017)"},
+
+            // Pascal GP100: 3584 cores in 56 SMs, FP16 at twice FP32 on SIMT.
+            {.name = "p100-pcie-16gb", .description = "NVIDIA Tesla P100 PCIe 16 GB",
+             .peak = {.fp32 = tflops(9.3), .fp16 = tflops(18.7)},
+             .memory_bandwidth = gbps(732), .memory_capacity = gib(16), .sm_count = 56,
+             .clock = mhz(1126), .boost_clock = mhz(1303), .tdp_watts = 250, .intra_node_link = pcie3,
+             .source = "NVIDIA Tesla P100 PCIe datasheet (2016); Pascal GP100 whitepaper"},
+            {.name = "p100-sxm2-16gb", .description = "NVIDIA Tesla P100 SXM2 16 GB (NVLink)",
+             .peak = {.fp32 = tflops(10.6), .fp16 = tflops(21.2)},
+             .memory_bandwidth = gbps(732), .memory_capacity = gib(16), .sm_count = 56,
+             .clock = mhz(1328), .boost_clock = mhz(1480), .tdp_watts = 300,
+             .intra_node_link = nvlink(4, 20),  // 4 NVLink 1 links, 160 GB/s both directions
+             .source = "NVIDIA Tesla P100 SXM2 datasheet (2016); Pascal GP100 whitepaper Table 1"},
+
+            // Volta GV100: 5120 cores and 640 tensor cores in 80 SMs. The PCIe datasheet's peaks
+            // (14 / 28 / 112) correspond to about 1370 MHz, a little under its 1380 MHz boost.
+            {.name = "v100-pcie-16gb", .description = "NVIDIA Tesla V100 PCIe 16 GB",
+             .peak = {.fp32 = tflops(14), .fp16 = tflops(28), .fp16_tensor = tflops(112)},
+             .memory_bandwidth = gbps(900), .memory_capacity = gib(16), .sm_count = 80,
+             .clock = mhz(1245), .boost_clock = mhz(1380), .tdp_watts = 250, .intra_node_link = pcie3,
+             .source = "NVIDIA Tesla V100 datasheet (2017); V100 PCIe product brief PB-08744"},
+            {.name = "v100-sxm2-16gb", .description = "NVIDIA Tesla V100 SXM2 16 GB (NVLink)",
+             .peak = {.fp32 = tflops(15.7), .fp16 = tflops(31.4), .fp16_tensor = tflops(125)},
+             .memory_bandwidth = gbps(900), .memory_capacity = gib(16), .sm_count = 80,
+             .clock = mhz(1312), .boost_clock = mhz(1530), .tdp_watts = 300,
+             .intra_node_link = nvlink(6, 25),  // 6 NVLink 2 links, 300 GB/s both directions
+             .source = "NVIDIA Tesla V100 datasheet (2017); Volta whitepaper Table 1"},
+            {.name = "v100-sxm2-32gb", .description = "NVIDIA Tesla V100 SXM2 32 GB (NVLink)",
+             .peak = {.fp32 = tflops(15.7), .fp16 = tflops(31.4), .fp16_tensor = tflops(125)},
+             .memory_bandwidth = gbps(900), .memory_capacity = gib(32), .sm_count = 80,
+             .clock = mhz(1312), .boost_clock = mhz(1530), .tdp_watts = 300, .intra_node_link = nvlink(6, 25),
+             .source = "NVIDIA Tesla V100 datasheet (2018, 32 GB); Volta whitepaper Table 1"},
+            // DGX-2's V100: 2 PFLOPS tensor / 16 GPUs = 125 TFLOPS each, i.e. the SXM2 clocks at 350 W.
+            {.name = "v100-sxm3-32gb", .description = "NVIDIA Tesla V100 SXM3 32 GB (DGX-2, NVSwitch)",
+             .peak = {.fp32 = tflops(15.7), .fp16 = tflops(31.4), .fp16_tensor = tflops(125)},
+             .memory_bandwidth = gbps(900), .memory_capacity = gib(32), .sm_count = 80,
+             .clock = mhz(1290), .boost_clock = mhz(1530), .tdp_watts = 350, .intra_node_link = nvlink(6, 25),
+             .source = "NVIDIA DGX-2 datasheet (2018); Volta whitepaper Table 1; base clock from TechPowerUp"},
+
+            // Turing TU104: 2560 cores, 320 tensor cores in 40 SMs; FP16 at twice FP32 on SIMT.
+            {.name = "t4", .description = "NVIDIA T4 (TU104, 70 W)",
+             .peak = {.fp32 = tflops(8.1), .fp16 = tflops(2 * 8.1), .fp16_tensor = tflops(65)},
+             .memory_bandwidth = gbps(320), .memory_capacity = gib(16), .sm_count = 40,
+             .clock = mhz(585), .boost_clock = mhz(1590), .tdp_watts = 70, .intra_node_link = pcie3,
+             .source = "NVIDIA T4 datasheet (2018); Turing whitepaper (FP16 SIMT = 2 x FP32)"},
+
+            // Ampere. GA102 (A10) runs FP16 on SIMT at the FP32 rate; GA100 (A100) at 4x.
+            {.name = "a10", .description = "NVIDIA A10 (GA102, 150 W)",
+             .peak = {.fp32 = tflops(31.2), .tf32_tensor = tflops(62.5), .fp16_tensor = tflops(125),
+                      .bf16_tensor = tflops(125)},
+             .memory_bandwidth = gbps(600), .memory_capacity = gib(24), .sm_count = 72,
+             .clock = mhz(885), .boost_clock = mhz(1695), .tdp_watts = 150, .intra_node_link = pcie4,
+             .source = "NVIDIA A10 datasheet (2021); base clock from TechPowerUp"},
+            {.name = "a100-pcie-40gb", .description = "NVIDIA A100 PCIe 40 GB",
+             .peak = {.fp32 = tflops(19.5), .fp16 = tflops(78), .tf32_tensor = tflops(156),
+                      .fp16_tensor = tflops(312), .bf16_tensor = tflops(312)},
+             .memory_bandwidth = gbps(1555), .memory_capacity = gib(40), .sm_count = 108,
+             .clock = mhz(765), .boost_clock = mhz(1410), .tdp_watts = 250,
+             .intra_node_link = pcie4,  // the optional NVLink bridge joins pairs only
+             .source = "NVIDIA A100 datasheet (2020); Ampere GA100 whitepaper Table 3; base clock from TechPowerUp"},
+            {.name = "a100-sxm4-40gb", .description = "NVIDIA A100 SXM4 40 GB (NVLink)",
+             .peak = {.fp32 = tflops(19.5), .fp16 = tflops(78), .tf32_tensor = tflops(156),
+                      .fp16_tensor = tflops(312), .bf16_tensor = tflops(312)},
+             .memory_bandwidth = gbps(1555), .memory_capacity = gib(40), .sm_count = 108,
+             .clock = mhz(1095), .boost_clock = mhz(1410), .tdp_watts = 400,
+             .intra_node_link = nvlink(12, 25),  // 12 NVLink 3 links, 600 GB/s both directions
+             .source = "NVIDIA A100 datasheet (2020); Ampere GA100 whitepaper Table 3; base clock from TechPowerUp"},
+            {.name = "a100-sxm4-80gb", .description = "NVIDIA A100 SXM4 80 GB (NVLink)",
+             .peak = {.fp32 = tflops(19.5), .fp16 = tflops(78), .tf32_tensor = tflops(156),
+                      .fp16_tensor = tflops(312), .bf16_tensor = tflops(312)},
+             .memory_bandwidth = gbps(2039), .memory_capacity = gib(80), .sm_count = 108,
+             .clock = mhz(1275), .boost_clock = mhz(1410), .tdp_watts = 400, .intra_node_link = nvlink(12, 25),
+             .source = "NVIDIA A100 80GB datasheet (2021); Ampere GA100 whitepaper Table 3; base clock from TechPowerUp"},
+
+            // Ada (AD104, AD102): FP16 on SIMT at the FP32 rate; tensor figures are the datasheets'
+            // sparse ones halved.
+            {.name = "l4", .description = "NVIDIA L4 (AD104, 72 W)",
+             .peak = {.fp32 = tflops(30.3), .tf32_tensor = tflops(120.0 / 2), .fp16_tensor = tflops(242.0 / 2),
+                      .bf16_tensor = tflops(242.0 / 2), .fp8_tensor = tflops(485.0 / 2)},
+             .memory_bandwidth = gbps(300), .memory_capacity = gib(24), .sm_count = 58,  // 7424 cores / 128
+             .clock = mhz(795), .boost_clock = mhz(2040), .tdp_watts = 72, .intra_node_link = pcie4,
+             .source = "NVIDIA L4 datasheet (2023); Ada Lovelace whitepaper"},
+            {.name = "l40s", .description = "NVIDIA L40S (AD102, 350 W)",
+             .peak = {.fp32 = tflops(91.6), .tf32_tensor = tflops(183), .fp16_tensor = tflops(362.05),
+                      .bf16_tensor = tflops(362.05), .fp8_tensor = tflops(733)},
+             .memory_bandwidth = gbps(864), .memory_capacity = gib(48), .sm_count = 142,
+             .clock = mhz(1110), .boost_clock = mhz(2520), .tdp_watts = 350, .intra_node_link = pcie4,
+             .source = "NVIDIA L40S datasheet (2023, dense figures); base clock from TechPowerUp"},
+
+            // Hopper GH100: FP16 on SIMT at twice FP32. Tensor figures are the datasheets' sparse ones halved.
+            {.name = "h100-pcie-80gb", .description = "NVIDIA H100 PCIe 80 GB",
+             .peak = {.fp32 = tflops(51), .fp16 = tflops(2 * 51), .tf32_tensor = tflops(756.0 / 2),
+                      .fp16_tensor = tflops(1513.0 / 2), .bf16_tensor = tflops(1513.0 / 2),
+                      .fp8_tensor = tflops(3026.0 / 2)},
+             .memory_bandwidth = gbps(2000), .memory_capacity = gib(80), .sm_count = 114,
+             .clock = mhz(1125), .boost_clock = mhz(1755), .tdp_watts = 350,
+             .intra_node_link = pcie5,  // the optional NVLink bridge joins pairs only
+             .source = "NVIDIA H100 datasheet (2022, PCIe column); Hopper whitepaper; base clock from TechPowerUp"},
+            {.name = "h100-sxm5-80gb", .description = "NVIDIA H100 SXM5 80 GB (NVLink)",
+             .peak = {.fp32 = tflops(66.9), .fp16 = tflops(133.8), .tf32_tensor = tflops(494.7),
+                      .fp16_tensor = tflops(989.4), .bf16_tensor = tflops(989.4), .fp8_tensor = tflops(1978.9)},
+             .memory_bandwidth = gbps(3350), .memory_capacity = gib(80), .sm_count = 132,
+             .clock = mhz(1590), .boost_clock = mhz(1980), .tdp_watts = 700,
+             .intra_node_link = nvlink(18, 25),  // 18 NVLink 4 links, 900 GB/s both directions
+             .source = "NVIDIA H100 datasheet (2022, SXM column); Hopper whitepaper Table 3 (H100 SXM5)"},
+            {.name = "h200-sxm-141gb", .description = "NVIDIA H200 SXM 141 GB (NVLink)",
+             .peak = {.fp32 = tflops(66.9), .fp16 = tflops(133.8), .tf32_tensor = tflops(494.7),
+                      .fp16_tensor = tflops(989.4), .bf16_tensor = tflops(989.4), .fp8_tensor = tflops(1978.9)},
+             .memory_bandwidth = gbps(4800), .memory_capacity = gib(141), .sm_count = 132,
+             .clock = mhz(1590), .boost_clock = mhz(1980), .tdp_watts = 700, .intra_node_link = nvlink(18, 25),
+             .source = "NVIDIA H200 datasheet (2024): the H100 SXM5's GH100 and clocks (Hopper whitepaper "
+                       "Table 3), 141 GB HBM3e at 4.8 TB/s"},
+
+            // Blackwell B200 in HGX B200 (1000 W); NVIDIA quotes no clocks for it.
+            {.name = "b200", .description = "NVIDIA B200 180 GB (HGX B200, 1000 W)",
+             .peak = {.fp32 = tflops(600.0 / 8), .tf32_tensor = tflops(2200.0 / 2),
+                      .fp16_tensor = tflops(4500.0 / 2), .bf16_tensor = tflops(4500.0 / 2),
+                      .fp8_tensor = tflops(9000.0 / 2)},
+             .memory_bandwidth = gbps(8000), .memory_capacity = gib(180), .sm_count = 148,
+             .clock = mhz(1980),  // third-party (TechPowerUp) boost clock: 75 TFLOPS = 2 x 18944 x 1.98 GHz
+             .tdp_watts = 1000,
+             .intra_node_link = nvlink(18, 50),  // 18 NVLink 5 links, 1.8 TB/s both directions
+             .source = "NVIDIA HGX B200 datasheet (2024; 8-GPU totals / 8); Blackwell architecture technical "
+                       "brief (sparse / 2); SM count from cudaGetDeviceProperties"},
+
+            // AMD CDNA. Matrix cores count as tensor pipes. FP32 is the packed-FP32 vector rate, which
+            // equals the FP32 matrix rate (AMD's MI300X sheet quotes only it; unpacked is half).
+            // Clocks: AMD quotes only the peak engine clock. Infinity Fabric: AMD's aggregate peak
+            // (both directions) halved.
+            {.name = "mi250x", .description = "AMD Instinct MI250X (two CDNA2 GCDs in one OAM package)",
+             .peak = {.fp32 = tflops(95.7), .fp16_tensor = tflops(383), .bf16_tensor = tflops(383)},
+             .memory_bandwidth = gbps(3276.8),  // 8192-bit HBM2e x 3.2 Gb/s ("3.2 TB/s")
+             .memory_capacity = gib(128), .sm_count = 220,
+             .clock = mhz(1700), .tdp_watts = 560,
+             .intra_node_link = gbps(8 * 100.0 / 2),  // 8 links x 100 GB/s
+             .source = "AMD Instinct MI250X data sheet (2021); CDNA2 whitepaper"},
+            {.name = "mi300x", .description = "AMD Instinct MI300X (CDNA3 OAM)",
+             .peak = {.fp32 = tflops(163.4), .tf32_tensor = tflops(653.7), .fp16_tensor = tflops(1307.4),
+                      .bf16_tensor = tflops(1307.4), .fp8_tensor = tflops(2614.9)},
+             .memory_bandwidth = gbps(5300), .memory_capacity = gib(192), .sm_count = 304,
+             .clock = mhz(2100), .tdp_watts = 750,
+             .intra_node_link = gbps(7 * 128.0 / 2),  // 7 links x 128 GB/s
+             .source = "AMD Instinct MI300X data sheet (2023); CDNA3 whitepaper"},
+        };
+    }();
+    return all;
+}
+
+#pragma GCC diagnostic pop
+
+// The catalog entry with this exact name, or nullptr.
+inline const device* find(std::string_view name) {
+    const auto& all = catalog();
+    const auto it = std::find_if(all.begin(), all.end(), [&](const device& d) { return d.name == name; });
+    return it == all.end() ? nullptr : &*it;
+}
+
+namespace detail {
+inline std::string lowercase(std::string_view s) {
+    std::string r(s);
+    for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return r;
+}
+
+// Levenshtein distance (insertions, deletions, substitutions).
+inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+}  // namespace detail
+
+// The catalog entry with this name; throws invalid_device naming close matches when there is none.
+inline const device& get(std::string_view name) {
+    if (const device* d = find(name)) return *d;
+    std::string message = "unknown device '" + std::string(name) + "'";
+    const std::string wanted = detail::lowercase(name);
+    const std::size_t typos = std::max<std::size_t>(1, wanted.size() / 4);  // edits tolerated
+    std::string close;
+    for (const device& d : catalog()) {
+        const std::string candidate = detail::lowercase(d.name);
+        if (!wanted.empty() && (candidate.find(wanted) != std::string::npos ||
+                                detail::edit_distance(wanted, candidate) <= typos))
+            close += (close.empty() ? "" : ", ") + d.name;
+    }
+    if (!close.empty()) message += " (did you mean " + close + "?)";
+    throw invalid_device(message + "; run 'steptime devices' for the catalog");
+}
+
+}  // namespace steptime::devices

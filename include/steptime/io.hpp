@@ -1,0 +1,8 @@
+// steptime/io.hpp: file formats, on top of the library: PALEO JSON networks, device JSON, JSON reports.
+// Needs nlohmann_json (Debian nlohmann-json3-dev).
+#pragma once
+
+#include "steptime/steptime.hpp"
+#include "steptime/io/device_json.hpp"
+#include "steptime/io/paleo_json.hpp"
+#include "steptime/io/report_json.hpp"

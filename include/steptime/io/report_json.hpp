@@ -1,0 +1,41 @@
+// steptime/io/report_json.hpp: a step estimate as JSON (times in seconds, work in FLOPs and bytes).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "steptime/estimate.hpp"
+
+namespace steptime::io {
+
+inline nlohmann::ordered_json to_json(const step_estimate& e) {
+    nlohmann::ordered_json j;
+    j["model"] = e.model;
+    j["device"] = e.device;
+    j["batch"] = e.batch;
+    j["precision"] = to_string(e.precision);
+    j["cost_model"] = e.cost_model;
+    j["forward_s"] = e.forward.value();
+    j["backward_s"] = e.backward.value();
+    j["update_s"] = e.update.value();
+    j["communication_s"] = e.communication.value();
+    j["step_s"] = e.total.value();
+    j["throughput_samples_per_s"] = static_cast<double>(e.batch) / e.total.value();
+    j["forward_bounds_s"] = {e.forward_bounds.lower.value(), e.forward_bounds.upper.value()};
+    j["backward_bounds_s"] = {e.backward_bounds.lower.value(), e.backward_bounds.upper.value()};
+    j["parameters"] = e.parameters;
+    j["parameter_bytes"] = e.parameter_bytes.value();
+    j["activation_bytes"] = e.activation_bytes.value();
+    auto& layers = j["layers"] = nlohmann::ordered_json::array();
+    for (const auto& l : e.layers)
+        layers.push_back({{"name", l.name},
+                          {"op", l.op},
+                          {"forward_flops", l.forward.work.value()},
+                          {"backward_flops", l.backward.work.value()},
+                          {"forward_bytes", l.forward.traffic.value()},
+                          {"backward_bytes", l.backward.traffic.value()},
+                          {"forward_s", l.forward.total().value()},
+                          {"backward_s", l.backward.total().value()}});
+    return j;
+}
+
+}  // namespace steptime::io

@@ -1,0 +1,20 @@
+// steptime/steptime.hpp: the library without file formats (cheap to include).
+// File formats (PALEO JSON networks, device JSON, JSON reports) are in steptime/io.hpp.
+#pragma once
+
+#include "steptime/version.hpp"
+#include "steptime/error.hpp"
+#include "steptime/units.hpp"
+#include "steptime/tensor.hpp"
+#include "steptime/device.hpp"
+#include "steptime/devices/catalog.hpp"
+#include "steptime/ops/layer_op.hpp"
+#include "steptime/graph/network.hpp"
+#include "steptime/graph/bounds.hpp"
+#include "steptime/cost/layer_time.hpp"
+#include "steptime/cost/paleo_compat.hpp"
+#include "steptime/cost/paleo.hpp"
+#include "steptime/cost/roofline.hpp"
+#include "steptime/estimate.hpp"
+#include "steptime/report.hpp"
+#include "steptime/zoo/zoo.hpp"

@@ -1,0 +1,121 @@
+// steptime/zoo/zoo.hpp: built-in networks, written with the builder API.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "steptime/graph/network.hpp"
+
+namespace steptime::zoo {
+
+struct options {
+    std::int64_t resolution = 224;  // input height and width
+    std::int64_t classes = 1000;
+};
+
+namespace detail {
+
+// A square convolution (assigned field by field: headers avoid partial designated initializers,
+// which g++ 12 flags under -Wextra in users' builds).
+inline ops::conv2d conv(std::int64_t filters, std::int64_t k, std::int64_t stride, ops::padding pad) {
+    ops::conv2d c;
+    c.filters = filters;
+    c.kernel = {k, k};
+    c.stride = {stride, stride};
+    c.pad = pad;
+    return c;
+}
+
+// A chain builder: each layer's parent is the previous one unless given.
+class chain {
+public:
+    chain(network& net, std::string first) : net_(net), last_(std::move(first)) {}
+    chain& then(const std::string& name, layer_op op) {
+        net_.add(name, std::move(op), {last_});
+        last_ = name;
+        return *this;
+    }
+    // A convolution followed by its ReLU ("<name>/relu"), as the frameworks run them.
+    chain& conv_relu(const std::string& name, std::int64_t filters, std::int64_t k, std::int64_t stride,
+                     ops::padding pad) {
+        return then(name, conv(filters, k, stride, pad)).then(name + "/relu", ops::activation{});
+    }
+    chain& max_pool(const std::string& name, std::int64_t k, std::int64_t stride) {
+        ops::pool2d p;
+        p.window = {k, k};
+        p.stride = {stride, stride};
+        return then(name, p);
+    }
+    chain& dropout(const std::string& name) { return then(name, ops::dropout{0.5}); }
+
+private:
+    network& net_;
+    std::string last_;
+};
+
+}  // namespace detail
+
+// AlexNet as in "One weird trick" (Krizhevsky 2014), single tower; PALEO's alex_v2 (TF-slim alexnet_v2):
+// the fully connected layers are convolutions (fc6 5x5 VALID over pool5's 5x5), batch 128.
+inline network alexnet(const options& o = {}) {
+    network net("alexnet");
+    net.native_batch = 128;
+    net.add("data", ops::input{tensor_shape::image(o.resolution, o.resolution, 3)});
+    using ops::padding;
+    detail::chain(net, "data")
+        .conv_relu("conv1", 64, 11, 4, padding::valid()).max_pool("pool1", 3, 2)
+        .conv_relu("conv2", 192, 5, 1, padding::same()).max_pool("pool2", 3, 2)
+        .conv_relu("conv3", 384, 3, 1, padding::same())
+        .conv_relu("conv4", 384, 3, 1, padding::same())
+        .conv_relu("conv5", 256, 3, 1, padding::same()).max_pool("pool5", 3, 2)
+        .conv_relu("fc6", 4096, 5, 1, padding::valid()).dropout("dropout6")
+        .conv_relu("fc7", 4096, 1, 1, padding::same()).dropout("dropout7")
+        .then("fc8", detail::conv(o.classes, 1, 1, padding::same()))
+        .then("loss", ops::softmax_cross_entropy{});
+    return net;
+}
+
+// VGG-16 (Simonyan and Zisserman 2015, configuration D), as TF-slim and PALEO's vgg16 write it
+// (fully connected layers as convolutions), batch 64.
+inline network vgg16(const options& o = {}) {
+    network net("vgg16");
+    net.native_batch = 64;
+    net.add("data", ops::input{tensor_shape::image(o.resolution, o.resolution, 3)});
+    detail::chain c(net, "data");
+    const std::int64_t widths[] = {64, 128, 256, 512, 512}, depths[] = {2, 2, 3, 3, 3};
+    for (int s = 0; s < 5; ++s) {
+        for (int i = 1; i <= depths[s]; ++i)
+            c.conv_relu("conv" + std::to_string(s + 1) + "-" + std::to_string(i), widths[s], 3, 1, ops::padding::same());
+        c.max_pool("pool" + std::to_string(s + 1), 2, 2);
+    }
+    const std::int64_t last = o.resolution / 32;  // five 2x2/2 poolings
+    c.conv_relu("fc6", 4096, last, 1, ops::padding::valid()).dropout("dropout6")
+        .conv_relu("fc7", 4096, 1, 1, ops::padding::same()).dropout("dropout7")
+        .then("fc8", detail::conv(o.classes, 1, 1, ops::padding::same()))
+        .then("loss", ops::softmax_cross_entropy{});
+    return net;
+}
+
+struct entry {
+    std::string_view name;
+    std::string_view description;
+    network (*build)(const options&);
+};
+
+inline const std::vector<entry>& catalog() {
+    static const std::vector<entry> all{
+        {"alexnet", "AlexNet, One Weird Trick single tower (PALEO's alex_v2), 224x224", alexnet},
+        {"vgg16", "VGG-16, configuration D, 224x224", vgg16},
+    };
+    return all;
+}
+
+inline const entry* find(std::string_view name) {
+    for (const auto& e : catalog())
+        if (e.name == name) return &e;
+    return nullptr;
+}
+
+}  // namespace steptime::zoo
