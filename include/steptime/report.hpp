@@ -23,8 +23,14 @@ inline std::string exact(double v) {
     return buf;
 }
 inline std::string ms(seconds t) { return fixed(t.value() * 1e3, 3); }
-inline std::string pad_right(std::string s, std::size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s; }
-inline std::string pad_left(std::string s, std::size_t w) { return s.size() < w ? std::string(w - s.size(), ' ') + s : s; }
+inline std::string pad_right(std::string s, std::size_t w) {
+    if (s.size() < w) s.append(w - s.size(), ' ');
+    return s;
+}
+inline std::string pad_left(std::string s, std::size_t w) {
+    if (s.size() < w) s.insert(0, w - s.size(), ' ');
+    return s;
+}
 }  // namespace detail
 
 // Per-layer times and work, then the pass totals with their parallel bounds.

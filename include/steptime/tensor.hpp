@@ -67,7 +67,10 @@ struct tensor_shape {
     // "NxHxWxC" for a batch of n, or the per-sample shape when n is omitted.
     std::string str(std::optional<std::int64_t> n = std::nullopt) const {
         std::string s = n ? std::to_string(*n) : std::string{};
-        for (int i = 0; i < rank; ++i) s += (s.empty() ? "" : "x") + std::to_string(dims[i]);
+        for (int i = 0; i < rank; ++i) {
+            if (!s.empty()) s += 'x';
+            s += std::to_string(dims[i]);
+        }
         return s;
     }
 };

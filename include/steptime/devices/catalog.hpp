@@ -5,7 +5,9 @@
 //   2:4 sparsity (half the "with sparsity" figure where a datasheet quotes only that).
 // - Memory bandwidth and link bandwidth are decimal (1 GB/s = 1e9 B/s); links are one direction.
 // - Capacities are binary: GPU vendors' "GB" of memory is GiB (a "16 GB" V100 has 16 x 2^30 bytes).
-// - `clock` is the base clock (the default application clock where NVIDIA quotes that instead).
+// - `clock` is the base clock; for the V100s nvidia-smi's default application clock (1245 PCIe, 1312
+//   SXM2, as in Habitat's devices.yml); for B200 and AMD, whose vendors quote no base clock, the peak.
+// - Base clocks missing from NVIDIA's datasheets come from TechPowerUp's GPU database, as noted.
 #pragma once
 
 #include <algorithm>
@@ -36,7 +38,9 @@ inline const std::vector<device>& catalog() {
             return flops_per_second_of(2.0 * cores * clock_mhz / 1e6 * 1e12);
         };
         // NVLink: links x GB/s per link and direction (20 for NVLink 1, 25 for NVLink 2-4, 50 for NVLink 5).
-        constexpr auto nvlink = [](int links, double gbps_each) { return bytes_per_second_of(links * gbps_each * 1e9); };
+        constexpr auto nvlink = [](int links, double gbps_each) {
+            return bytes_per_second_of(links * gbps_each * 1e9);
+        };
         // PCIe x16, one direction: GT/s x 16 lanes x line-code efficiency / 8 bits (PCI-SIG base specs).
         constexpr auto pcie2 = bytes_per_second_of(5e9 * 16 * 0.8 / 8);              // 8b/10b: 8 GB/s
         constexpr auto pcie3 = bytes_per_second_of(8e9 * 16 * (128.0 / 130) / 8);   // 128b/130b: 15.75 GB/s
@@ -89,7 +93,8 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = fma_peak(3072, 1114)},  // 2 x 3072 cores x 1114 MHz = 6.84
              .memory_bandwidth = gbps(288), .memory_capacity = gib(12), .sm_count = 24,
              .clock = mhz(948), .boost_clock = mhz(1114), .tdp_watts = 250, .intra_node_link = pcie3,
-             .source = "NVIDIA Tesla M40 datasheet (2015); Volta whitepaper Table 1 (M40 column)"},
+             .source = "NVIDIA Tesla M40 datasheet (2015); Volta whitepaper Table 1 (M40 column); "
+                       "base clock from TechPowerUp"},
             {.name = "titan-x-maxwell", .description = "NVIDIA GeForce GTX Titan X (Maxwell, GM200)",
              .peak = {.fp32 = fma_peak(3072, 1075)},  // 2 x 3072 cores x 1075 MHz = 6.60
              .memory_bandwidth = gbps(336.5), .memory_capacity = gib(12), .sm_count = 24,
@@ -149,7 +154,7 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(8.1), .fp16 = tflops(2 * 8.1), .fp16_tensor = tflops(65)},
              .memory_bandwidth = gbps(320), .memory_capacity = gib(16), .sm_count = 40,
              .clock = mhz(585), .boost_clock = mhz(1590), .tdp_watts = 70, .intra_node_link = pcie3,
-             .source = "NVIDIA T4 datasheet (2018); Turing whitepaper (FP16 SIMT = 2 x FP32)"},
+             .source = "NVIDIA T4 datasheet (2018); Turing whitepaper (T4 clocks; FP16 SIMT = 2 x FP32)"},
 
             // Ampere. GA102 (A10) runs FP16 on SIMT at the FP32 rate; GA100 (A100) at 4x.
             {.name = "a10", .description = "NVIDIA A10 (GA102, 150 W)",
@@ -177,7 +182,8 @@ inline const std::vector<device>& catalog() {
                       .fp16_tensor = tflops(312), .bf16_tensor = tflops(312)},
              .memory_bandwidth = gbps(2039), .memory_capacity = gib(80), .sm_count = 108,
              .clock = mhz(1275), .boost_clock = mhz(1410), .tdp_watts = 400, .intra_node_link = nvlink(12, 25),
-             .source = "NVIDIA A100 80GB datasheet (2021); Ampere GA100 whitepaper Table 3; base clock from TechPowerUp"},
+             .source = "NVIDIA A100 80GB datasheet (2021); Ampere GA100 whitepaper Table 3; "
+                       "base clock from TechPowerUp"},
 
             // Ada (AD104, AD102): FP16 on SIMT at the FP32 rate; tensor figures are the datasheets'
             // sparse ones halved.
@@ -186,7 +192,7 @@ inline const std::vector<device>& catalog() {
                       .bf16_tensor = tflops(242.0 / 2), .fp8_tensor = tflops(485.0 / 2)},
              .memory_bandwidth = gbps(300), .memory_capacity = gib(24), .sm_count = 58,  // 7424 cores / 128
              .clock = mhz(795), .boost_clock = mhz(2040), .tdp_watts = 72, .intra_node_link = pcie4,
-             .source = "NVIDIA L4 datasheet (2023); Ada Lovelace whitepaper"},
+             .source = "NVIDIA L4 datasheet (2023); Ada Lovelace whitepaper; clocks from TechPowerUp"},
             {.name = "l40s", .description = "NVIDIA L40S (AD102, 350 W)",
              .peak = {.fp32 = tflops(91.6), .tf32_tensor = tflops(183), .fp16_tensor = tflops(362.05),
                       .bf16_tensor = tflops(362.05), .fp8_tensor = tflops(733)},
@@ -209,7 +215,8 @@ inline const std::vector<device>& catalog() {
              .memory_bandwidth = gbps(3350), .memory_capacity = gib(80), .sm_count = 132,
              .clock = mhz(1590), .boost_clock = mhz(1980), .tdp_watts = 700,
              .intra_node_link = nvlink(18, 25),  // 18 NVLink 4 links, 900 GB/s both directions
-             .source = "NVIDIA H100 datasheet (2022, SXM column); Hopper whitepaper Table 3 (H100 SXM5)"},
+             .source = "NVIDIA H100 datasheet (2022, SXM column); Hopper whitepaper Table 3 (H100 SXM5); "
+                       "base clock from TechPowerUp"},
             {.name = "h200-sxm-141gb", .description = "NVIDIA H200 SXM 141 GB (NVLink)",
              .peak = {.fp32 = tflops(66.9), .fp16 = tflops(133.8), .tf32_tensor = tflops(494.7),
                       .fp16_tensor = tflops(989.4), .bf16_tensor = tflops(989.4), .fp8_tensor = tflops(1978.9)},

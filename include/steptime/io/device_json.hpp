@@ -127,12 +127,14 @@ struct device_reader {
         return v->get<bool>();
     }
 
-    void only(const nlohmann::json& obj, const std::string& prefix, std::initializer_list<std::string_view> known) const {
-        for (const auto& [key, value] : obj.items()) {
-            if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    // Throws on a member not in `known` (`prefix` is the object's path with a trailing dot).
+    void only(const nlohmann::json& obj, const std::string& prefix,
+              std::initializer_list<std::string_view> known) const {
+        for (const auto& item : obj.items()) {
+            if (std::find(known.begin(), known.end(), item.key()) != known.end()) continue;
             std::string list;
             for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-            throw parse_error(origin + ": unknown field '" + prefix + key + "' (expected one of " + list + ")");
+            throw parse_error(origin + ": unknown field '" + prefix + item.key() + "' (expected one of " + list + ")");
         }
     }
 };

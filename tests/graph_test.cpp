@@ -1,0 +1,197 @@
+// The network DAG (graph/network.hpp), its pass bounds (graph/bounds.hpp) and the estimate() facade's
+// handling of graphs and batches.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+#include <steptime/io.hpp>
+
+#include "support/csv.hpp"
+
+using namespace steptime;
+
+namespace {
+
+template <class E, class F>
+std::string message_of(F&& f) {
+    try {
+        f();
+    } catch (const E& e) {
+        return e.what();
+    } catch (const std::exception& e) {
+        return std::string("<another exception type> ") + e.what();
+    }
+    return "<nothing thrown>";
+}
+
+ops::activation relu() { return ops::activation{}; }
+ops::elementwise sum() { return ops::elementwise{}; }
+
+// Names of a vertex range, in order.
+template <class Range>
+std::vector<std::string> names(const network& net, const Range& r) {
+    std::vector<std::string> out;
+    for (auto v : r) out.push_back(net[v].name);
+    return out;
+}
+
+// Per-vertex times from a name -> milliseconds table (the others 0).
+std::vector<seconds> times(const network& net, const std::map<std::string, double>& ms) {
+    std::vector<seconds> t(net.size());
+    for (const auto& [name, value] : ms) t[*net.find(name)] = milliseconds_of(value);
+    return t;
+}
+double ms(seconds t) { return t.value() * 1e3; }
+
+}  // namespace
+
+// `expr` throws E whose message contains every listed part.
+#define CHECK_ERROR(E, expr, ...)                                                              \
+    do {                                                                                       \
+        const std::string m_ = message_of<E>([&] { (void)(expr); });                           \
+        INFO("message: " << m_);                                                               \
+        CHECK_MESSAGE(!m_.starts_with("<"), "expected " #E);                                   \
+        for (std::string_view part_ : {__VA_ARGS__})                                           \
+            CHECK_MESSAGE(m_.find(part_) != std::string::npos, "message lacks: " << part_);    \
+    } while (0)
+
+TEST_CASE("builder: errors name the layer") {
+    network net("n");
+    net.add("data", ops::input{tensor_shape::image(8, 8, 16)});
+    net.add("wide", ops::input{tensor_shape::image(8, 8, 32)});
+    CHECK_ERROR(invalid_model, (net.add("conv", relu(), {"nope"})), "layer 'conv'", "unknown parent 'nope'");
+    CHECK_ERROR(invalid_model, (net.add("data", relu(), {"wide"})), "layer 'data'", "twice");
+    CHECK_ERROR(invalid_model, (net.add("", relu(), {"data"})), "empty name");
+    CHECK_ERROR(invalid_model, (net.add("join", sum(), {"data", "wide"})), "layer 'join'", "8x8x16", "8x8x32");
+    // A failed add leaves the network as it was.
+    CHECK(net.size() == 2);
+    CHECK_FALSE(net.find("conv"));
+    CHECK_FALSE(net.find("join"));
+    CHECK_ERROR(invalid_model, net.at("missing"), "network 'n'", "'missing'");
+}
+
+TEST_CASE("builder: parents keep the order they were given in, inputs follow them") {
+    network net;
+    net.add("data", ops::input{tensor_shape::image(8, 8, 3)});
+    net.add("a", relu(), {"data"});
+    ops::conv2d c;
+    c.filters = 5;
+    c.kernel = {1, 1};
+    c.stride = {1, 1};
+    net.add("b", c, {"data"});
+    const auto cat = net.add("cat", ops::concat{2}, {"b", "a"});  // b (5 channels) before a (3)
+    CHECK(names(net, net.parents(cat)) == std::vector<std::string>{"b", "a"});
+    REQUIRE(net[cat].inputs.size() == 2);
+    CHECK(net[cat].inputs[0].str() == "8x8x5");
+    CHECK(net[cat].inputs[1].str() == "8x8x3");
+    CHECK(net[cat].output.str() == "8x8x8");
+    CHECK(names(net, net.children(*net.find("data"))) == std::vector<std::string>{"a", "b"});
+    // The same parent twice (x * x) is two inputs.
+    const auto sq = net.add("square", ops::elementwise{ops::elementwise::operation::multiply}, {"a", "a"});
+    CHECK(net.parents(sq).size() == 2);
+    CHECK(net[sq].inputs.size() == 2);
+}
+
+TEST_CASE("vertices() is a topological order") {
+    const auto check = [](const network& net) {
+        std::map<network::vertex, std::size_t> position;
+        for (auto v : net.vertices()) position[v] = position.size();
+        CHECK(position.size() == net.size());
+        for (auto v : net.vertices())
+            for (auto p : net.parents(v)) CHECK_MESSAGE(position[p] < position[v], net[p].name << " after " << net[v].name);
+    };
+    // inception_v3 lists some layers before their parents (a block's concat is written after its
+    // branches, but Mixed_7b's branch concats sit between them); the network must still be ordered.
+    check(io::load_paleo_json(test_support::source_path("data/nets/paleo/inception_v3.json")));
+    check(io::load_paleo_json(test_support::source_path("data/nets/paleo/converted/densenet.json")));
+}
+
+TEST_CASE("pass_bounds: chain, diamond, nested branches") {
+    network net;
+    net.add("data", ops::input{tensor_shape::image(4, 4, 4)});
+
+    SUBCASE("a chain has no parallelism: lower == upper == the sum") {
+        net.add("a", relu(), {"data"});
+        net.add("b", relu(), {"a"});
+        net.add("c", relu(), {"b"});
+        const auto b = pass_bounds(net, times(net, {{"a", 1}, {"b", 2}, {"c", 3}}));
+        CHECK(ms(b.lower) == doctest::Approx(6));  // 1 + 2 + 3
+        CHECK(ms(b.upper) == doctest::Approx(6));
+    }
+    SUBCASE("a diamond: lower = the longer branch") {
+        //        a(1)
+        //   b(2)      c(5)
+        //        d(1)
+        net.add("a", relu(), {"data"});
+        net.add("b", relu(), {"a"});
+        net.add("c", relu(), {"a"});
+        net.add("d", sum(), {"b", "c"});
+        const auto b = pass_bounds(net, times(net, {{"a", 1}, {"b", 2}, {"c", 5}, {"d", 1}}));
+        CHECK(ms(b.lower) == doctest::Approx(7));  // a + c + d = 1 + 5 + 1
+        CHECK(ms(b.upper) == doctest::Approx(9));  // 1 + 2 + 5 + 1
+        // Swapping the branch times moves the critical path, not the bound.
+        const auto s = pass_bounds(net, times(net, {{"a", 1}, {"b", 5}, {"c", 2}, {"d", 1}}));
+        CHECK(ms(s.lower) == doctest::Approx(7));
+    }
+    SUBCASE("nested branches: a branch that itself forks and joins (PALEO crashes on these)") {
+        //            a
+        //       b          f
+        //     c   d        |
+        //       e          |
+        //            g
+        net.add("a", relu(), {"data"});
+        net.add("b", relu(), {"a"});
+        net.add("c", relu(), {"b"});
+        net.add("d", relu(), {"b"});
+        net.add("e", sum(), {"c", "d"});
+        net.add("f", relu(), {"a"});
+        net.add("g", sum(), {"e", "f"});
+        // Inner fork longest: a + b + max(c, d) + e + g = 1 + 1 + 3 + 1 + 1 = 7 > a + f + g = 1 + 4 + 1 = 6.
+        auto b = pass_bounds(net, times(net, {{"a", 1}, {"b", 1}, {"c", 2}, {"d", 3}, {"e", 1}, {"f", 4}, {"g", 1}}));
+        CHECK(ms(b.lower) == doctest::Approx(7));
+        CHECK(ms(b.upper) == doctest::Approx(13));  // 1 + 1 + 2 + 3 + 1 + 4 + 1
+        // Outer branch longest: a + f + g = 1 + 9 + 1 = 11 > 7.
+        b = pass_bounds(net, times(net, {{"a", 1}, {"b", 1}, {"c", 2}, {"d", 3}, {"e", 1}, {"f", 9}, {"g", 1}}));
+        CHECK(ms(b.lower) == doctest::Approx(11));
+        CHECK(ms(b.upper) == doctest::Approx(18));
+    }
+}
+
+TEST_CASE("estimate() on inception_v3, the net PALEO's parallel bounds crash on (paleo-model.md 6.3)") {
+    const auto net = io::load_paleo_json(test_support::source_path("data/nets/paleo/inception_v3.json"));
+    const device& dev = devices::get("paleo:TITAN_X");
+    const auto check = [&](const step_estimate& e) {
+        for (const auto& b : {e.forward_bounds, e.backward_bounds}) {
+            CHECK(std::isfinite(b.lower.value()));
+            CHECK(std::isfinite(b.upper.value()));
+            CHECK(b.lower.value() > 0);
+            CHECK(b.lower < b.upper);  // the four-branch blocks run side by side
+        }
+        // The sequential bound is the pass sum.
+        CHECK(test_support::close(e.forward_bounds.upper.value(), e.forward.value(), 1e-12));
+        CHECK(test_support::close(e.backward_bounds.upper.value(), e.backward.value(), 1e-12));
+    };
+    check(estimate(net, dev, cost::paleo{}));
+    check(estimate(net, dev, cost::paleo_compat{}));
+    check(estimate(net, dev, cost::roofline{}));
+}
+
+TEST_CASE("estimate(): empty network, batch 0 = native, batches out of range") {
+    const device& dev = devices::get("paleo:TITAN_X");
+    CHECK_ERROR(invalid_model, estimate(network("void"), dev, cost::paleo{}), "'void'");
+
+    const network net = zoo::alexnet();
+    REQUIRE(net.native_batch == 128);  // One weird trick's batch (paleo-model.md 6.1: alex_v2, batch 128)
+    const auto native = estimate(net, dev, cost::paleo{}, {.batch = 0});
+    const auto explicit128 = estimate(net, dev, cost::paleo{}, {.batch = 128});
+    CHECK(native.batch == 128);
+    CHECK(native.total == explicit128.total);
+    CHECK(estimate(net, dev, cost::paleo{}).batch == 128);  // default options: batch 0
+
+    CHECK_ERROR(invalid_argument, estimate(net, dev, cost::paleo{}, {.batch = -1}), "-1");
+    CHECK_ERROR(invalid_argument, estimate(net, dev, cost::paleo{}, {.batch = 1'000'000'000'000}), "1000000000000");
+    CHECK_NOTHROW(estimate(net, dev, cost::paleo{}, {.batch = 1}));
+}
