@@ -44,7 +44,8 @@ namespace steptime::io {
 // Larger device files are refused: a device is a few hundred bytes.
 inline constexpr std::size_t max_device_file_bytes = std::size_t{1} << 20;
 
-namespace detail {
+// Internals of this header, in a namespace of their own so that other io/ headers' helpers cannot clash.
+namespace device_json_detail {
 
 // The file's units, in base units (FLOP/s, B/s, B, Hz).
 inline constexpr double tflops = 1e12, gbps = 1e9, gib = 1073741824.0, mhz = 1e6;
@@ -155,40 +156,41 @@ inline double in_unit(double base, double scale) {
     return x;
 }
 
-}  // namespace detail
+}  // namespace device_json_detail
 
 // Builds and validates a device from a JSON object; `origin` (a file name) starts every error message.
 inline device device_from_json(const nlohmann::json& j, const std::string& origin) {
+    namespace dj = device_json_detail;
     if (!j.is_object())
         throw parse_error(origin + ": expected a JSON object describing one device, got " + j.type_name());
-    const detail::device_reader r{origin};
+    const dj::device_reader r{origin};
     r.only(j, "", {"name", "description", "is_gpu", "peak_tflops", "memory_bandwidth_gbps", "memory_gb", "sm_count",
                    "clock_mhz", "boost_clock_mhz", "tdp_watts", "intra_node_link_gbps", "source"});
     const nlohmann::json& peak = *r.get(j, "peak_tflops", true, "an object with at least fp32");
     if (!peak.is_object()) r.wrong_type("peak_tflops", "an object (TFLOP/s per pipe)", peak);
     r.only(peak, "peak_tflops.", {"fp32", "fp16", "tf32_tensor", "fp16_tensor", "bf16_tensor", "fp8_tensor"});
     const auto rate = [&](std::string_view path) {
-        return detail::quantity(r.number(peak, path, false, "TFLOP/s", detail::tflops), flops_per_second_of);
+        return dj::quantity(r.number(peak, path, false, "TFLOP/s", dj::tflops), flops_per_second_of);
     };
 
     device d;
     d.name = *r.text(j, "name", true);
     d.description = r.text(j, "description").value_or("");
     d.is_gpu = r.flag(j, "is_gpu").value_or(true);
-    d.peak.fp32 = flops_per_second_of(*r.number(peak, "peak_tflops.fp32", true, "TFLOP/s", detail::tflops));
+    d.peak.fp32 = flops_per_second_of(*r.number(peak, "peak_tflops.fp32", true, "TFLOP/s", dj::tflops));
     d.peak.fp16 = rate("peak_tflops.fp16");
     d.peak.tf32_tensor = rate("peak_tflops.tf32_tensor");
     d.peak.fp16_tensor = rate("peak_tflops.fp16_tensor");
     d.peak.bf16_tensor = rate("peak_tflops.bf16_tensor");
     d.peak.fp8_tensor = rate("peak_tflops.fp8_tensor");
-    d.memory_bandwidth = bytes_per_second_of(*r.number(j, "memory_bandwidth_gbps", true, "GB/s", detail::gbps));
-    d.memory_capacity = detail::quantity(r.number(j, "memory_gb", false, "GiB", detail::gib), bytes_of);
+    d.memory_bandwidth = bytes_per_second_of(*r.number(j, "memory_bandwidth_gbps", true, "GB/s", dj::gbps));
+    d.memory_capacity = dj::quantity(r.number(j, "memory_gb", false, "GiB", dj::gib), bytes_of);
     d.sm_count = r.count(j, "sm_count");
-    d.clock = detail::hertz_of(*r.number(j, "clock_mhz", true, "MHz", detail::mhz));
-    d.boost_clock = detail::quantity(r.number(j, "boost_clock_mhz", false, "MHz", detail::mhz), detail::hertz_of);
+    d.clock = dj::hertz_of(*r.number(j, "clock_mhz", true, "MHz", dj::mhz));
+    d.boost_clock = dj::quantity(r.number(j, "boost_clock_mhz", false, "MHz", dj::mhz), dj::hertz_of);
     d.tdp_watts = r.number(j, "tdp_watts", false, "W", 1);
     d.intra_node_link =
-        detail::quantity(r.number(j, "intra_node_link_gbps", false, "GB/s", detail::gbps), bytes_per_second_of);
+        dj::quantity(r.number(j, "intra_node_link_gbps", false, "GB/s", dj::gbps), bytes_per_second_of);
     d.source = r.text(j, "source").value_or("");
     try {
         validate(d);
@@ -200,6 +202,7 @@ inline device device_from_json(const nlohmann::json& j, const std::string& origi
 
 // Reads one device from a JSON file of at most max_device_file_bytes.
 inline device load_device(const std::filesystem::path& path) {
+    namespace dj = device_json_detail;
     const std::string origin = path.string();
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
@@ -235,36 +238,39 @@ inline device load_device(const std::filesystem::path& path) {
         std::string field;
         for (const std::string& k : keys)
             if (!k.empty()) field += (field.empty() ? "" : ".") + k;
-        throw parse_error(origin + ": malformed JSON in field '" + field + "': " + detail::message(e) +
+        throw parse_error(origin + ": malformed JSON in field '" + field + "': " + dj::message(e) +
                           " (beyond the range of a double)");
     } catch (const nlohmann::json::exception& e) {
-        throw parse_error(origin + ": malformed JSON: " + detail::message(e));
+        throw parse_error(origin + ": malformed JSON: " + dj::message(e));
     }
     return device_from_json(j, origin);
 }
 
-// The device in the format above; device_from_json reads it back to an equal device.
+// The device in the format above. device_from_json reads it back to an equal device: exactly for numbers
+// that are a double times the file's unit (every catalog entry, every device read from a file), else to
+// within one ulp.
 inline nlohmann::json to_json(const device& d) {
+    namespace dj = device_json_detail;
     using nlohmann::json;
-    const auto value = [](auto q, double scale) { return detail::in_unit(q.value(), scale); };
+    const auto value = [](auto q, double scale) { return dj::in_unit(q.value(), scale); };
     const auto maybe = [&](const auto& q, double scale) { return q ? json(value(*q, scale)) : json(nullptr); };
     return {{"name", d.name},
             {"description", d.description},
             {"is_gpu", d.is_gpu},
             {"peak_tflops",
-             {{"fp32", value(d.peak.fp32, detail::tflops)},
-              {"fp16", maybe(d.peak.fp16, detail::tflops)},
-              {"tf32_tensor", maybe(d.peak.tf32_tensor, detail::tflops)},
-              {"fp16_tensor", maybe(d.peak.fp16_tensor, detail::tflops)},
-              {"bf16_tensor", maybe(d.peak.bf16_tensor, detail::tflops)},
-              {"fp8_tensor", maybe(d.peak.fp8_tensor, detail::tflops)}}},
-            {"memory_bandwidth_gbps", value(d.memory_bandwidth, detail::gbps)},
-            {"memory_gb", maybe(d.memory_capacity, detail::gib)},
+             {{"fp32", value(d.peak.fp32, dj::tflops)},
+              {"fp16", maybe(d.peak.fp16, dj::tflops)},
+              {"tf32_tensor", maybe(d.peak.tf32_tensor, dj::tflops)},
+              {"fp16_tensor", maybe(d.peak.fp16_tensor, dj::tflops)},
+              {"bf16_tensor", maybe(d.peak.bf16_tensor, dj::tflops)},
+              {"fp8_tensor", maybe(d.peak.fp8_tensor, dj::tflops)}}},
+            {"memory_bandwidth_gbps", value(d.memory_bandwidth, dj::gbps)},
+            {"memory_gb", maybe(d.memory_capacity, dj::gib)},
             {"sm_count", d.sm_count ? json(*d.sm_count) : json(nullptr)},
-            {"clock_mhz", value(d.clock, detail::mhz)},
-            {"boost_clock_mhz", maybe(d.boost_clock, detail::mhz)},
+            {"clock_mhz", value(d.clock, dj::mhz)},
+            {"boost_clock_mhz", maybe(d.boost_clock, dj::mhz)},
             {"tdp_watts", d.tdp_watts ? json(*d.tdp_watts) : json(nullptr)},
-            {"intra_node_link_gbps", maybe(d.intra_node_link, detail::gbps)},
+            {"intra_node_link_gbps", maybe(d.intra_node_link, dj::gbps)},
             {"source", d.source}};
 }
 
