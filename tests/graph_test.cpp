@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <string_view>
@@ -49,13 +50,13 @@ double ms(seconds t) { return t.value() * 1e3; }
 }  // namespace
 
 // `expr` throws E whose message contains every listed part.
-#define CHECK_ERROR(E, expr, ...)                                                              \
-    do {                                                                                       \
-        const std::string m_ = message_of<E>([&] { (void)(expr); });                           \
-        INFO("message: " << m_);                                                               \
-        CHECK_MESSAGE(!m_.starts_with("<"), "expected " #E);                                   \
-        for (std::string_view part_ : {__VA_ARGS__})                                           \
-            CHECK_MESSAGE(m_.find(part_) != std::string::npos, "message lacks: " << part_);    \
+#define CHECK_ERROR(E, expr, ...)                                                           \
+    do {                                                                                    \
+        const std::string m_ = message_of<E>([&] { (void)(expr); });                        \
+        INFO("message: " << m_);                                                            \
+        CHECK_MESSAGE(!m_.starts_with("<"), "expected " #E);                                \
+        for (std::string_view part_ : std::initializer_list<std::string_view>{__VA_ARGS__}) \
+            CHECK_MESSAGE(m_.find(part_) != std::string::npos, "message lacks: " << part_); \
     } while (0)
 
 TEST_CASE("builder: errors name the layer") {

@@ -69,22 +69,22 @@ ops::pool2d pool(ops::pool2d::method m, extent k, extent stride, padding pad) {
 }  // namespace
 
 // One phase's work: FLOPs, bytes read, bytes written.
-#define CHECK_WORK(w, f, r, wr)            \
-    do {                                   \
-        const op_work w_ = (w);            \
-        CHECK(w_.flops == (f));            \
-        CHECK(w_.bytes_read == (r));       \
-        CHECK(w_.bytes_written == (wr));   \
+#define CHECK_WORK(w, f, r, wr)          \
+    do {                                 \
+        const op_work w_ = (w);          \
+        CHECK(w_.flops == (f));          \
+        CHECK(w_.bytes_read == (r));     \
+        CHECK(w_.bytes_written == (wr)); \
     } while (0)
 
 // `expr` throws invalid_model whose message contains every listed part.
-#define CHECK_INVALID(expr, ...)                                                               \
-    do {                                                                                       \
-        const std::string m_ = message_of<invalid_model>([&] { (void)(expr); });               \
-        INFO("message: " << m_);                                                               \
-        CHECK_MESSAGE(!m_.starts_with("<"), "expected invalid_model");                         \
-        for (std::string_view part_ : {__VA_ARGS__})                                           \
-            CHECK_MESSAGE(m_.find(part_) != std::string::npos, "message lacks: " << part_);    \
+#define CHECK_INVALID(expr, ...)                                                            \
+    do {                                                                                    \
+        const std::string m_ = message_of<invalid_model>([&] { (void)(expr); });            \
+        INFO("message: " << m_);                                                            \
+        CHECK_MESSAGE(!m_.starts_with("<"), "expected invalid_model");                      \
+        for (std::string_view part_ : std::initializer_list<std::string_view>{__VA_ARGS__}) \
+            CHECK_MESSAGE(m_.find(part_) != std::string::npos, "message lacks: " << part_); \
     } while (0)
 
 TEST_CASE("input: its shape, no parameters, no work") {

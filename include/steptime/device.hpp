@@ -14,26 +14,26 @@ namespace steptime {
 // Peak arithmetic rates per compute pipe. Tensor-core pipes are absent on devices without them.
 struct peak_rates {
     flops_per_second fp32{};                     // FP32 on the SIMT (CUDA-core) pipe
-    std::optional<flops_per_second> fp16;        // FP16 on the SIMT pipe (packed half2), if faster than FP32
-    std::optional<flops_per_second> tf32_tensor;  // dense, without sparsity
-    std::optional<flops_per_second> fp16_tensor;  // dense, FP32 accumulate where the vendor quotes both
-    std::optional<flops_per_second> bf16_tensor;
-    std::optional<flops_per_second> fp8_tensor;
+    std::optional<flops_per_second> fp16{};        // FP16 on the SIMT pipe (packed half2), if faster than FP32
+    std::optional<flops_per_second> tf32_tensor{};  // dense, without sparsity
+    std::optional<flops_per_second> fp16_tensor{};  // dense, FP32 accumulate where the vendor quotes both
+    std::optional<flops_per_second> bf16_tensor{};
+    std::optional<flops_per_second> fp8_tensor{};
 };
 
 struct device {
-    std::string name;         // catalog key, e.g. "v100-sxm2-16gb"
-    std::string description;  // e.g. "NVIDIA Tesla V100 SXM2 16 GB"
+    std::string name{};         // catalog key, e.g. "v100-sxm2-16gb"
+    std::string description{};  // e.g. "NVIDIA Tesla V100 SXM2 16 GB"
     bool is_gpu = true;
-    peak_rates peak;
+    peak_rates peak{};
     bytes_per_second memory_bandwidth{};
-    std::optional<bytes> memory_capacity;
-    std::optional<int> sm_count;           // streaming multiprocessors (compute units on AMD)
+    std::optional<bytes> memory_capacity{};
+    std::optional<int> sm_count{};           // streaming multiprocessors (compute units on AMD)
     hertz clock{};                         // the clock a cycle is counted in (PALEO's one-cycle floor)
-    std::optional<hertz> boost_clock;
-    std::optional<double> tdp_watts;       // board power
-    std::optional<bytes_per_second> intra_node_link;  // per-GPU bandwidth to its peers in a node
-    std::string source;                    // where the numbers come from
+    std::optional<hertz> boost_clock{};
+    std::optional<double> tdp_watts{};       // board power
+    std::optional<bytes_per_second> intra_node_link{};  // per-GPU bandwidth to its peers in a node
+    std::string source{};                    // where the numbers come from
 
     // The peak of the pipe a given precision runs on: its tensor pipe where the device has one,
     // else FP16 on SIMT for fp16/bf16 where faster, else FP32 SIMT.

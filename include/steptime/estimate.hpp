@@ -20,15 +20,15 @@ struct estimate_options {
 inline constexpr std::int64_t max_batch = std::int64_t{1} << 31;
 
 struct layer_estimate {
-    std::string name;
+    std::string name{};
     std::string_view op;
-    layer_time forward;
-    layer_time backward;
+    layer_time forward{};
+    layer_time backward{};
 };
 
 struct step_estimate {
-    std::string model;
-    std::string device;
+    std::string model{};
+    std::string device{};
     std::string_view cost_model;
     std::int64_t batch = 0;
     element_type precision = element_type::fp32;
@@ -37,12 +37,12 @@ struct step_estimate {
     seconds update{};         // weight update
     seconds communication{};  // gradient exchange between workers (zero on one device)
     seconds total{};          // forward + backward + update + communication
-    time_bounds forward_bounds;
-    time_bounds backward_bounds;
+    time_bounds forward_bounds{};
+    time_bounds backward_bounds{};
     std::int64_t parameters = 0;
     bytes parameter_bytes{};
     bytes activation_bytes{};  // every layer's output for the whole batch
-    std::vector<layer_estimate> layers;  // in topological order
+    std::vector<layer_estimate> layers{};  // in topological order
 };
 
 namespace detail {

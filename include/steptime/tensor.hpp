@@ -77,7 +77,7 @@ struct tensor_shape {
 
 // Builds a shape after checking every dimension is positive and the element count fits in 64 bits.
 inline tensor_shape make_shape(const std::array<std::int64_t, 3>& dims, int rank, const std::string& what) {
-    tensor_shape s;
+    tensor_shape s{};
     s.rank = rank;
     std::int64_t n = 1;
     for (int i = 0; i < rank; ++i) {

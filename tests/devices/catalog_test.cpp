@@ -1,6 +1,4 @@
 // Tests of steptime/devices/catalog.hpp: the entries, PALEO's numbers, and relations between specs.
-#include "steptime/devices/catalog.hpp"
-
 #include <doctest/doctest.h>
 
 #include <set>
@@ -8,6 +6,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#include <steptime/steptime.hpp>  // devices/catalog.hpp, in both test variants
 
 namespace {
 

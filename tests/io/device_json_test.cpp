@@ -1,6 +1,4 @@
 // Tests of steptime/io/device_json.hpp: the device file format, its round trip and its errors.
-#include "steptime/io/device_json.hpp"
-
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -9,8 +7,7 @@
 #include <limits>
 #include <random>
 #include <string>
-
-#include "steptime/devices/catalog.hpp"
+#include <steptime/io.hpp>  // io/device_json.hpp and devices/catalog.hpp, in both test variants
 
 namespace {
 
@@ -21,7 +18,8 @@ namespace fs = std::filesystem;
 
 constexpr double giga = 1e9, tera = 1e12, gib = 1073741824.0;
 
-// The smallest valid file: the four required fields (units: TFLOP/s, GB/s, MHz).
+// The smallest valid file: the four required fields (TFLOP/s, GB/s, MHz), with the A100 PCIe 40 GB's
+// values (A100 datasheet 2020: 19.5 TFLOPS FP32, 1555 GB/s; base clock 765 MHz from TechPowerUp).
 json minimal() {
     return json::parse(R"({"name": "g", "peak_tflops": {"fp32": 19.5}, "memory_bandwidth_gbps": 1555,
                            "clock_mhz": 765})");
@@ -140,7 +138,12 @@ TEST_CASE("a minimal device gets the documented units and defaults") {
 }
 
 TEST_CASE("the shipped example file loads and matches the catalog's A100 SXM4 40 GB") {
-    const fs::path file = fs::path(__FILE__).parent_path() / "../../data/devices/example-gpu.json";
+#ifdef STEPTIME_SOURCE_DIR  // set by tests/CMakeLists.txt
+    const fs::path root = STEPTIME_SOURCE_DIR;
+#else
+    const fs::path root = fs::path(__FILE__).parent_path() / "../..";
+#endif
+    const fs::path file = root / "data/devices/example-gpu.json";
     const device d = steptime::io::load_device(file);
     const device& a100 = steptime::devices::get("a100-sxm4-40gb");
     CHECK(d.name == "my-a100-like");

@@ -15,7 +15,7 @@ struct paleo {
     ratio ppp_memory = ratio_of(1.0);   // fraction of peak memory bandwidth reached
     ratio ppp_comm = ratio_of(1.0);     // fraction of the cross-device bandwidth reached
     optimizer update_rule = optimizer::sgd;
-    std::optional<bytes_per_second> cross_device_bandwidth;  // unset: the device's intra-node link
+    std::optional<bytes_per_second> cross_device_bandwidth{};  // unset: the device's intra-node link
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         const op_work w = detail::pass_work(net, v, p, c);

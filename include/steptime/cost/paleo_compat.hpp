@@ -17,7 +17,7 @@ struct paleo_compat {
     ratio ppp_compute = ratio_of(1.0);  // PALEO's ppp_comp: scales compute AND local memory (section 3)
     ratio ppp_comm = ratio_of(1.0);     // PALEO's ppp_comm: scales remote fetches (section 5.4)
     // Bandwidth of remote fetches between split layers; unset = the device's memory bandwidth (5.4).
-    std::optional<bytes_per_second> cross_device_bandwidth;
+    std::optional<bytes_per_second> cross_device_bandwidth{};
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         const units u(c, *this);

@@ -16,10 +16,10 @@ struct roofline {
     // Best Practices Guide, "Kernel launch overhead"; measured 3-7 us on Volta to Hopper).
     seconds launch_overhead = microseconds_of(5);
     optimizer update_rule = optimizer::sgd;
-    std::optional<bytes_per_second> cross_device_bandwidth;
+    std::optional<bytes_per_second> cross_device_bandwidth{};
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
-        layer_time t;
+        layer_time t{};
         const auto add = [&](pass q) {
             const op_work w = detail::pass_work(net, v, q, c);
             if (w.flops > 0 || w.bytes_read + w.bytes_written > 0) t += bound(w, c);

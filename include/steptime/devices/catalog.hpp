@@ -299,7 +299,7 @@ inline const device& get(std::string_view name) {
     std::string message = "unknown device '" + std::string(name) + "'";
     const std::string wanted = detail::lowercase(name);
     const std::size_t typos = std::max<std::size_t>(1, wanted.size() / 4);  // edits tolerated
-    std::string close;
+    std::string close{};
     for (const device& d : catalog()) {
         const std::string candidate = detail::lowercase(d.name);
         if (!wanted.empty() && (candidate.find(wanted) != std::string::npos ||

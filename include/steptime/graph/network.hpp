@@ -20,12 +20,12 @@ namespace steptime {
 // One node: its operation and what insertion inferred about it.
 template <class Op>
 struct layer {
-    std::string name;
-    Op op;
-    std::vector<tensor_shape> inputs;  // in parent order
-    tensor_shape output;
+    std::string name{};
+    Op op{};
+    std::vector<tensor_shape> inputs{};  // in parent order
+    tensor_shape output{};
     std::int64_t parameters = 0;
-    std::optional<int> device;  // model-parallel placement; unset = not split across devices
+    std::optional<int> device{};  // model-parallel placement; unset = not split across devices
 };
 
 template <class Op>
@@ -50,7 +50,7 @@ public:
         if (boost::num_vertices(g_) >= max_layers)
             throw invalid_model("layer '" + name + "': the network exceeds " + std::to_string(max_layers) + " layers");
         layer<Op> l{std::move(name), std::move(op), {}, {}, 0, device};
-        std::vector<vertex> from;
+        std::vector<vertex> from{};
         for (const auto& p : parents) {
             auto it = by_name_.find(p);
             if (it == by_name_.end()) throw invalid_model("layer '" + l.name + "': unknown parent '" + p + "'");
@@ -115,7 +115,7 @@ private:
     template <class It>
     static iterator_range<It> range(std::pair<It, It> p) { return {p.first, p.second}; }
 
-    std::string name_;
+    std::string name_{};
     graph_type g_;
     std::unordered_map<std::string, vertex> by_name_;
 };

@@ -16,7 +16,7 @@ struct conv2d {
     extent dilation{};
     std::int64_t groups = 1;
     bool bias = true;
-    std::optional<std::int64_t> in_channels;  // checked against the input when given
+    std::optional<std::int64_t> in_channels{};  // checked against the input when given
 
     tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
         detail::require_inputs(in, 1, layer);

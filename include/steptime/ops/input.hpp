@@ -7,7 +7,7 @@ namespace steptime::ops {
 
 struct input {
     static constexpr std::string_view kind = "input";
-    tensor_shape shape;
+    tensor_shape shape{};
 
     tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
         detail::require_inputs(in, 0, layer);

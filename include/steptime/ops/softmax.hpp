@@ -9,7 +9,7 @@ namespace steptime::ops {
 
 struct softmax {
     static constexpr std::string_view kind = "softmax";
-    std::optional<std::int64_t> classes;  // checked against the input's elements when given
+    std::optional<std::int64_t> classes{};  // checked against the input's elements when given
 
     tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
         detail::require_inputs(in, 1, layer);

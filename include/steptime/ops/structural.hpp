@@ -69,7 +69,7 @@ struct elementwise {
 // A new view of the same elements; a zero-size dimension means "the rest" (PALEO's -1). No cost.
 struct reshape {
     static constexpr std::string_view kind = "reshape";
-    std::vector<std::int64_t> shape;  // per sample, rank 1 to 3; flatten is {0}
+    std::vector<std::int64_t> shape{};  // per sample, rank 1 to 3; flatten is {0}
 
     static reshape flatten() { return {{0}}; }
 
@@ -101,7 +101,7 @@ struct reshape {
 // shape and cost are those of an identity, and the type name is kept for reports.
 struct passthrough {
     static constexpr std::string_view kind = "passthrough";
-    std::string type;
+    std::string type{};
 
     tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
         detail::require(!in.empty(), layer, "expects at least one input");

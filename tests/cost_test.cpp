@@ -1,0 +1,363 @@
+// Cost models (cost/): where the default `paleo` model departs from `paleo_compat`, one case per fix listed
+// in paleo-model.md section 13; the roofline model; properties every model keeps over the zoo and PALEO's
+// nets; and the report writers.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+#include <steptime/io.hpp>
+
+#include "support/csv.hpp"
+
+using namespace steptime;
+using test_support::close;
+
+namespace {
+
+// Round numbers, so that times can be derived by hand: 1 TFLOP/s, 100 GB/s (decimal), 1000 MHz (tau = 1 ns).
+device test_device(double clock_mhz = 1000) {
+    device d;
+    d.name = "test";
+    d.peak.fp32 = flops_per_second_of(1e12);
+    d.memory_bandwidth = bytes_per_second_of(1e11);
+    d.clock = megahertz_of(clock_mhz);
+    return d;
+}
+
+constexpr double gib_over_gb = 1073741824.0 / 1e9;  // 2^30 / 1e9: PALEO's "GB/s" read as GiB/s (section 3)
+
+ops::conv2d conv(std::int64_t filters, std::int64_t k, std::int64_t stride, ops::padding pad) {
+    ops::conv2d c;
+    c.filters = filters;
+    c.kernel = {k, k};
+    c.stride = {stride, stride};
+    c.pad = pad;
+    return c;
+}
+ops::pool2d max_pool(std::int64_t k, std::int64_t stride) {
+    ops::pool2d p;
+    p.window = {k, k};
+    p.stride = {stride, stride};
+    return p;
+}
+
+template <class Model>
+layer_time cost_of(const Model& m, const network& net, const std::string& layer, pass p, const device& dev,
+                   std::int64_t batch) {
+    return m.layer(net, *net.find(layer), p, cost_context{dev, batch});
+}
+
+std::string path(const std::string& rel) { return test_support::source_path(rel); }
+
+// Every PALEO network file shipped (data/nets/paleo/*.json and converted/*.json).
+std::vector<std::filesystem::path> paleo_files() {
+    std::vector<std::filesystem::path> out;
+    for (const auto* dir : {"data/nets/paleo", "data/nets/paleo/converted"})
+        for (const auto& f : std::filesystem::directory_iterator(path(dir)))
+            if (f.path().extension() == ".json") out.push_back(f.path());
+    return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+// paleo vs paleo_compat: section 13's fixes, one each.
+
+TEST_CASE("fix 10: decimal memory units (paleo) vs GB/s read as GiB/s (compat)") {
+    // A max pool over 64x64x64 at batch 32 reads 4 * 64*64*64*32 = 2^25 B and writes 4 * 32*32*64*32 = 2^23 B;
+    // both models count the same bytes. Floors (1 ns) are far below these times.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(64, 64, 64)});
+    net.add("pool", max_pool(2, 2), {"data"});
+    const device dev = test_device();
+    const auto p = cost_of(cost::paleo{}, net, "pool", pass::forward, dev, 32);
+    const auto c = cost_of(cost::paleo_compat{}, net, "pool", pass::forward, dev, 32);
+    CHECK(p.traffic == c.traffic);
+    // paleo: 2^25 B / 1e11 B/s = 335.54432 us; compat: 2^25 / 2^30 / 100 s = 312.5 us.
+    CHECK(close(p.fetch.value(), 33'554'432 / 1e11));
+    CHECK(close(c.fetch.value(), 312.5e-6));
+    CHECK(close(p.fetch / c.fetch, gib_over_gb));
+    // Writes: 2^23 B: 83.88608 us vs 78.125 us.
+    CHECK(close(p.write / c.write, gib_over_gb));
+}
+
+TEST_CASE("fix 10: no one-clock floor per term (paleo) vs max(tau, t) per term (compat)") {
+    // A 2x2/2 max pool over 2x2x1 at batch 1: 4 FLOPs (compat counts 2 per window element: 8),
+    // reads 16 B, writes 4 B. With a 1 MHz clock tau = 1 us, which dwarfs every term.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(2, 2, 1)});
+    net.add("tiny", max_pool(2, 2), {"data"});
+    const device dev = test_device(1);
+    // compat: compute, read and write are each floored to 1 us.
+    CHECK(close(cost_of(cost::paleo_compat{}, net, "tiny", pass::forward, dev, 1).total().value(), 3e-6));
+    // paleo: 4 / 1e12 + 16 / 1e11 + 4 / 1e11 = 4 ps + 160 ps + 40 ps = 204 ps.
+    CHECK(close(cost_of(cost::paleo{}, net, "tiny", pass::forward, dev, 1).total().value(), 204e-12));
+}
+
+TEST_CASE("fix 2: paleo costs the operations PALEO treats as free") {
+    // PALEO's flops profiler gives activations, BN, LRN, concat, softmax and element-wise adds zero time
+    // (section 5.2, "Zero cost"); they read and write whole tensors, so paleo charges them. A conv first,
+    // so that no layer below is fed by the input alone (whose data gradient is skipped).
+    network net;
+    net.add("data", ops::input{tensor_shape::image(8, 8, 16)});
+    net.add("conv", conv(16, 1, 1, ops::padding::same()), {"data"});
+    net.add("relu", ops::activation{}, {"conv"});
+    net.add("bn", ops::batch_norm{}, {"relu"});
+    net.add("lrn", ops::lrn{5}, {"bn"});
+    net.add("concat", ops::concat{2}, {"lrn", "relu"});
+    net.add("add", ops::elementwise{}, {"lrn", "relu"});
+    net.add("softmax", ops::softmax{}, {"add"});
+    const device dev = test_device();
+
+    for (const char* name : {"relu", "bn", "lrn", "concat", "add", "softmax"}) {
+        INFO(name);
+        const auto c = cost_of(cost::paleo_compat{}, net, name, pass::forward, dev, 2);
+        const auto p = cost_of(cost::paleo{}, net, name, pass::forward, dev, 2);
+        CHECK(c.total().value() == 0);
+        CHECK(p.total().value() > 0);
+        CHECK(p.traffic.value() > 0);
+        CHECK(cost_of(cost::paleo_compat{}, net, name, pass::backward, dev, 2).total().value() == 0);
+    }
+    // ReLU by hand: 8*8*16*2 = 2,048 elements, 1 FLOP each, reads and writes 8,192 B:
+    // 2,048 / 1e12 + 16,384 / 1e11 = 2.048 ns + 163.84 ns.
+    CHECK(close(cost_of(cost::paleo{}, net, "relu", pass::forward, dev, 2).total().value(), 2.048e-9 + 163.84e-9));
+    // Backward: the gradients of all but the add (which passes its gradient through) cost time too.
+    for (const char* name : {"relu", "bn", "lrn", "concat", "softmax"}) {
+        INFO(name);
+        CHECK(cost_of(cost::paleo{}, net, name, pass::backward, dev, 2).total().value() > 0);
+    }
+}
+
+TEST_CASE("fix 1: sparse-aware data gradient of strided and shrinking convolutions") {
+    SUBCASE("AlexNet fc6: 5x5 VALID over pool5's 5x5x256 -> 1x1x4096, batch 128 (alex_v2.json)") {
+        const auto net = io::load_paleo_json(path("data/nets/paleo/alex_v2.json"));
+        const device& dev = devices::get("paleo:TITAN_X");
+        const auto p = cost_of(cost::paleo{}, net, "fc6", pass::backward_data, dev, 128);
+        const auto c = cost_of(cost::paleo_compat{}, net, "fc6", pass::backward_data, dev, 128);
+        // paleo: the forward product again, 2 * 5*5*256 * 1*1*4096 * 128 = 6,710,886,400 FLOPs (6.7 GFLOP).
+        CHECK(p.work.value() == 6'710'886'400.0);
+        // compat convolves the gradient padded to 9x9 densely back to 5x5: 2 * 5*5*4096 * 5*5*256 * 128
+        // = 25 x forward = 167,772,160,000 (paleo-model.md 5.1: "167.8 vs 6.7 GFLOP").
+        CHECK(c.work.value() == 167'772'160'000.0);
+    }
+    SUBCASE("inception_v3 Mixed_6a 3x3/2 VALID, 35x35x288 -> 17x17x384, batch 32: about s^2 = 4") {
+        network net;
+        net.add("data", ops::input{tensor_shape::image(35, 35, 288)});
+        net.add("relu", ops::activation{}, {"data"});  // so that the conv's data gradient is needed
+        net.add("conv", conv(384, 3, 2, ops::padding::valid()), {"relu"});
+        const device& dev = devices::get("paleo:TITAN_X");
+        const double p = cost_of(cost::paleo{}, net, "conv", pass::backward_data, dev, 32).work.value();
+        const double c = cost_of(cost::paleo_compat{}, net, "conv", pass::backward_data, dev, 32).work.value();
+        // paleo: 2 * 3*3*288 * 17*17*384 * 32 = 18,409,586,688 (the forward product, "18.4 GFLOP").
+        CHECK(p == 18'409'586'688.0);
+        // compat (5.1): E = 16*2 + 1 = 33, pad 2; dense 2 * 3*3*384 * 35*35*288 * 32 = 78,033,715,200, plus
+        // 2 * 32 * 33*33*384 * (289 / 1089) = 7,102,464 for the zero-inserted operand ("78.0 GFLOP").
+        CHECK(close(c, 78'040'817'664.0));
+        CHECK(c / p > 4.0);
+        CHECK(c / p < 4.5);
+    }
+}
+
+TEST_CASE("fix 4: the weight update scales with PPP (compat always uses PPP 1)") {
+    const network net = zoo::alexnet();
+    const device dev = test_device();
+    const cost_context ctx{dev, 128};
+    const double params = static_cast<double>(net.parameter_count());
+    // SGD: 2 FLOPs per parameter, reads w and g, writes w (12 B per parameter):
+    // 2 P / 1e12 + 12 P / 1e11.
+    const double at_one = 2 * params / 1e12 + 12 * params / 1e11;
+    CHECK(close(cost::paleo{}.update(net, ctx).total().value(), at_one));
+    const cost::paleo half{.ppp_compute = ratio_of(0.5), .ppp_memory = ratio_of(0.5)};
+    CHECK(close(half.update(net, ctx).total().value(), 2 * at_one));
+    // PALEO evaluates the update with default options (section 5.2): ppp_comp has no effect.
+    const cost::paleo_compat compat_half{.ppp_compute = ratio_of(0.5)};
+    CHECK(compat_half.update(net, ctx).total() == cost::paleo_compat{}.update(net, ctx).total());
+}
+
+TEST_CASE("fix 3: separate compute and memory PPP (compat scales memory by ppp_comp)") {
+    // conv2 of AlexNet (5x5 SAME, 27x27x64 -> 27x27x192) at batch 32: large enough that no floor binds.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(27, 27, 64)});
+    net.add("relu", ops::activation{}, {"data"});
+    net.add("conv2", conv(192, 5, 1, ops::padding::same()), {"relu"});
+    const device dev = test_device();
+    for (pass ps : {pass::forward, pass::backward}) {
+        const auto base = cost_of(cost::paleo{}, net, "conv2", ps, dev, 32);
+        const auto mem = cost_of(cost::paleo{.ppp_memory = ratio_of(0.5)}, net, "conv2", ps, dev, 32);
+        CHECK(close(mem.fetch.value(), 2 * base.fetch.value()));
+        CHECK(close(mem.write.value(), 2 * base.write.value()));
+        CHECK(mem.compute == base.compute);
+        const auto comp = cost_of(cost::paleo{.ppp_compute = ratio_of(0.5)}, net, "conv2", ps, dev, 32);
+        CHECK(close(comp.compute.value(), 2 * base.compute.value()));
+        CHECK(comp.fetch == base.fetch);
+        CHECK(comp.write == base.write);
+        // compat (section 3): ppp_comp divides local memory time as well as compute.
+        const auto cb = cost_of(cost::paleo_compat{}, net, "conv2", ps, dev, 32);
+        const auto ch = cost_of(cost::paleo_compat{.ppp_compute = ratio_of(0.5)}, net, "conv2", ps, dev, 32);
+        CHECK(close(ch.compute.value(), 2 * cb.compute.value()));
+        CHECK(close(ch.fetch.value(), 2 * cb.fetch.value()));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// roofline
+
+TEST_CASE("roofline: per kernel max(compute, memory) + launch overhead") {
+    network net;
+    net.add("data", ops::input{tensor_shape::image(28, 28, 256)});
+    net.add("relu", ops::activation{}, {"data"});
+    net.add("conv", conv(256, 3, 1, ops::padding::same()), {"relu"});
+    const device dev = test_device();
+    const cost::roofline zero{.launch_overhead = seconds_of(0)};
+    const cost::roofline five{};  // 5 us per kernel (its default)
+
+    // Forward conv, batch 4: 2 * 3*3*256 * 28*28*256 * 4 + 28*28*256*4 bias = 3,699,376,128 + 802,816
+    // = 3,700,178,944 FLOPs -> 3.70 ms at 1e12; bytes 4 (x + w + y) = 4 (802,816 + 590,080 + 802,816)
+    // = 8,782,848 -> 87.8 us at 1e11. Compute-bound.
+    const auto conv_fwd = cost_of(zero, net, "conv", pass::forward, dev, 4);
+    CHECK(close(conv_fwd.total().value(), 3'700'178'944 / 1e12));
+    CHECK(close(conv_fwd.traffic.value(), 8'782'848.0));
+    CHECK(close(cost_of(five, net, "conv", pass::forward, dev, 4).total().value(), 3'700'178'944 / 1e12 + 5e-6));
+    // Forward ReLU: 802,816 FLOPs (0.8 us) vs 2 * 4 * 802,816 = 6,422,528 B (64.2 us). Memory-bound.
+    CHECK(close(cost_of(zero, net, "relu", pass::forward, dev, 4).total().value(), 6'422'528 / 1e11));
+    // Backward conv = two kernels (data and weight gradients), each with its own overhead.
+    const auto bz = cost_of(zero, net, "conv", pass::backward, dev, 4);
+    CHECK(close(cost_of(five, net, "conv", pass::backward, dev, 4).total().value(), bz.total().value() + 10e-6));
+    CHECK(close(bz.total().value(), cost_of(zero, net, "conv", pass::backward_data, dev, 4).total().value() +
+                                        cost_of(zero, net, "conv", pass::backward_weights, dev, 4).total().value()));
+    // The input layer launches nothing.
+    CHECK(cost_of(five, net, "data", pass::forward, dev, 4).total().value() == 0);
+}
+
+TEST_CASE("roofline without overhead never exceeds paleo's fetch + compute + write, layer by layer") {
+    // max(a, b) <= a + b for the same work at the same PPP.
+    const device& dev = devices::get("paleo:TITAN_X");
+    const cost::roofline roof{.launch_overhead = seconds_of(0)};
+    for (const network& net : {zoo::alexnet(), zoo::vgg16(), io::load_paleo_json(path("data/nets/paleo/inception_v3.json"))})
+        for (auto v : net.vertices())
+            for (pass ps : {pass::forward, pass::backward}) {
+                INFO(net.name() << " " << net[v].name);
+                const cost_context ctx{dev, 32};
+                const auto r = roof.layer(net, v, ps, ctx), p = cost::paleo{}.layer(net, v, ps, ctx);
+                CHECK(r.total() <= p.total());
+                CHECK(r.work == p.work);
+            }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Properties of every model over every network.
+
+TEST_CASE("every model on every network: finite positive, monotone in batch, bounds ordered, no communication") {
+    std::vector<network> nets{zoo::alexnet(), zoo::vgg16()};
+    for (const auto& f : paleo_files()) nets.push_back(io::load_paleo_json(f));
+    REQUIRE(nets.size() == 13);  // 2 zoo + 9 PALEO nets + 2 converted Caffe nets
+    const device& dev = devices::get("paleo:TITAN_X");
+    const auto check = [&](const network& net, const auto& model) {
+        step_estimate previous;
+        for (std::int64_t batch : {1, 2, 16, 64, 256}) {
+            INFO(net.name() << " / " << model.name << " / batch " << batch);
+            const auto e = estimate(net, dev, model, {.batch = batch});
+            for (seconds t : {e.forward, e.backward, e.update, e.total}) {
+                CHECK(std::isfinite(t.value()));
+                CHECK(t.value() > 0);
+            }
+            CHECK(e.communication.value() == 0);  // one device exchanges no gradients
+            CHECK(e.forward_bounds.lower <= e.forward_bounds.upper);
+            CHECK(e.backward_bounds.lower <= e.backward_bounds.upper);
+            CHECK(e.forward_bounds.lower.value() > 0);
+            if (batch > 1) {
+                CHECK(e.forward >= previous.forward);
+                CHECK(e.backward >= previous.backward);
+                CHECK(e.total >= previous.total);
+            }
+            previous = e;
+        }
+    };
+    for (const auto& net : nets) {
+        check(net, cost::paleo{});
+        check(net, cost::paleo_compat{});
+        check(net, cost::roofline{});
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reports.
+
+TEST_CASE("step_estimate and its writers: table, CSV, JSON") {
+    const network net = zoo::alexnet();
+    const auto e = estimate(net, devices::get("paleo:TITAN_X"), cost::paleo{}, {.batch = 32});
+    CHECK(e.total == e.forward + e.backward + e.update + e.communication);
+    CHECK(e.layers.size() == net.size());
+
+    SUBCASE("table") {
+        std::ostringstream out;
+        write_table(out, e);
+        const std::string t = out.str();
+        for (const char* part : {"alexnet", "paleo:TITAN_X", "batch 32", "paleo cost model", "forward", "backward",
+                                 "update", "communication", "step", "parameters"})
+            CHECK_MESSAGE(t.find(part) != std::string::npos, "table lacks " << part);
+        for (const auto& l : e.layers) CHECK_MESSAGE(t.find(l.name) != std::string::npos, "table lacks " << l.name);
+    }
+    SUBCASE("CSV") {
+        std::ostringstream out;
+        write_csv(out, e);
+        std::istringstream in(out.str());
+        std::vector<std::vector<std::string>> rows;
+        for (std::string line; std::getline(in, line);) {
+            std::vector<std::string> fields;
+            std::stringstream s(line);
+            for (std::string f; std::getline(s, f, ',');) fields.push_back(f);
+            if (!line.empty() && line.back() == ',') fields.emplace_back();
+            rows.push_back(fields);
+        }
+        REQUIRE(rows.size() == net.size() + 2);  // header, one row per layer, "(step)"
+        const std::vector<std::string> header{"model", "device", "batch", "cost_model", "layer", "op", "forward_s",
+                                              "backward_s", "forward_flops", "backward_flops", "forward_bytes",
+                                              "backward_bytes", "update_s", "step_s"};
+        CHECK(rows[0] == header);
+        for (const auto& r : rows) CHECK(r.size() == header.size());
+        CHECK(rows[1][4] == e.layers[0].name);
+        // Values are written to round-trip exactly.
+        CHECK(std::stod(rows[2][6]) == e.layers[1].forward.total().value());
+        CHECK(std::stod(rows[2][8]) == e.layers[1].forward.work.value());
+        const auto& step = rows.back();
+        CHECK(step[4] == "(step)");
+        CHECK(std::stod(step[6]) == e.forward.value());
+        CHECK(std::stod(step[7]) == e.backward.value());
+        CHECK(std::stod(step[12]) == e.update.value());
+        CHECK(std::stod(step[13]) == e.total.value());
+    }
+    SUBCASE("JSON") {
+        const auto j = io::to_json(e);
+        for (const char* key : {"model", "device", "batch", "cost_model", "forward_s", "backward_s", "update_s",
+                                "communication_s", "step_s", "forward_bounds_s", "backward_bounds_s", "parameters",
+                                "parameter_bytes", "activation_bytes", "layers"})
+            CHECK_MESSAGE(j.contains(key), "JSON lacks " << key);
+        CHECK(j["model"] == "alexnet");
+        CHECK(j["device"] == "paleo:TITAN_X");
+        CHECK(j["batch"] == 32);
+        CHECK(j["cost_model"] == "paleo");
+        CHECK(j["parameters"] == net.parameter_count());
+        CHECK(j["communication_s"] == 0.0);
+        const double step = j["step_s"], fwd = j["forward_s"], bwd = j["backward_s"], upd = j["update_s"];
+        CHECK(close(step, fwd + bwd + upd, 1e-15));
+        CHECK(step == e.total.value());
+        for (const char* b : {"forward_bounds_s", "backward_bounds_s"}) {
+            REQUIRE(j[b].is_array());
+            REQUIRE(j[b].size() == 2);
+            CHECK(j[b][0].get<double>() <= j[b][1].get<double>());
+        }
+        REQUIRE(j["layers"].size() == net.size());
+        for (const auto& l : j["layers"])
+            for (const char* key : {"name", "op", "forward_flops", "backward_flops", "forward_bytes", "backward_bytes",
+                                    "forward_s", "backward_s"})
+                CHECK_MESSAGE(l.contains(key), "layer lacks " << key);
+        CHECK(j["layers"][1]["name"] == "conv1");
+        CHECK(j["layers"][1]["op"] == "conv2d");
+        // conv1 forward: 2 * 11*11*3 * 54*54*64 * 32 = 4,335,648,768 + 54*54*64*32 = 5,971,968 bias adds.
+        CHECK(j["layers"][1]["forward_flops"].get<double>() == 4'341'620'736.0);
+    }
+}
