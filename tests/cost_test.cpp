@@ -64,9 +64,9 @@ std::vector<std::filesystem::path> paleo_files() {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------
-// paleo vs paleo_compat: section 13's fixes, one each.
+// paleo vs paleo_compat: the fixes of paleo-model.md section 13, one test case each, named by item.
 
-TEST_CASE("fix 10: decimal memory units (paleo) vs GB/s read as GiB/s (compat)") {
+TEST_CASE("13.10: decimal memory units (paleo) vs GB/s read as GiB/s (compat)") {
     // A max pool over 64x64x64 at batch 32 reads 4 * 64*64*64*32 = 2^25 B and writes 4 * 32*32*64*32 = 2^23 B;
     // both models count the same bytes. Floors (1 ns) are far below these times.
     network net;
@@ -84,7 +84,7 @@ TEST_CASE("fix 10: decimal memory units (paleo) vs GB/s read as GiB/s (compat)")
     CHECK(close(p.write / c.write, gib_over_gb));
 }
 
-TEST_CASE("fix 10: no one-clock floor per term (paleo) vs max(tau, t) per term (compat)") {
+TEST_CASE("13.10: no one-clock floor per term (paleo) vs max(tau, t) per term (compat)") {
     // A 2x2/2 max pool over 2x2x1 at batch 1: 4 FLOPs (compat counts 2 per window element: 8),
     // reads 16 B, writes 4 B. With a 1 MHz clock tau = 1 us, which dwarfs every term.
     network net;
@@ -97,7 +97,7 @@ TEST_CASE("fix 10: no one-clock floor per term (paleo) vs max(tau, t) per term (
     CHECK(close(cost_of(cost::paleo{}, net, "tiny", pass::forward, dev, 1).total().value(), 204e-12));
 }
 
-TEST_CASE("fix 2: paleo costs the operations PALEO treats as free") {
+TEST_CASE("13.2: paleo costs the operations PALEO treats as free") {
     // PALEO's flops profiler gives activations, BN, LRN, concat, softmax and element-wise adds zero time
     // (section 5.2, "Zero cost"); they read and write whole tensors, so paleo charges them. A conv first,
     // so that no layer below is fed by the input alone (whose data gradient is skipped).
@@ -131,7 +131,7 @@ TEST_CASE("fix 2: paleo costs the operations PALEO treats as free") {
     }
 }
 
-TEST_CASE("fix 1: sparse-aware data gradient of strided and shrinking convolutions") {
+TEST_CASE("13.1: sparse-aware data gradient of strided and shrinking convolutions") {
     SUBCASE("AlexNet fc6: 5x5 VALID over pool5's 5x5x256 -> 1x1x4096, batch 128 (alex_v2.json)") {
         const auto net = io::load_paleo_json(path("data/nets/paleo/alex_v2.json"));
         const device& dev = devices::get("paleo:TITAN_X");
@@ -161,7 +161,7 @@ TEST_CASE("fix 1: sparse-aware data gradient of strided and shrinking convolutio
     }
 }
 
-TEST_CASE("fix 4: the weight update scales with PPP (compat always uses PPP 1)") {
+TEST_CASE("13.4: the weight update scales with PPP (compat always uses PPP 1)") {
     const network net = zoo::alexnet();
     const device dev = test_device();
     const cost_context ctx{dev, 128};
@@ -177,7 +177,7 @@ TEST_CASE("fix 4: the weight update scales with PPP (compat always uses PPP 1)")
     CHECK(compat_half.update(net, ctx).total() == cost::paleo_compat{}.update(net, ctx).total());
 }
 
-TEST_CASE("fix 3: separate compute and memory PPP (compat scales memory by ppp_comp)") {
+TEST_CASE("13.3: separate compute and memory PPP (compat scales memory by ppp_comp)") {
     // conv2 of AlexNet (5x5 SAME, 27x27x64 -> 27x27x192) at batch 32: large enough that no floor binds.
     network net;
     net.add("data", ops::input{tensor_shape::image(27, 27, 64)});
@@ -200,6 +200,37 @@ TEST_CASE("fix 3: separate compute and memory PPP (compat scales memory by ppp_c
         CHECK(close(ch.compute.value(), 2 * cb.compute.value()));
         CHECK(close(ch.fetch.value(), 2 * cb.fetch.value()));
     }
+}
+
+TEST_CASE("paleo: a layer with parameters has a weight gradient even when fed by the input") {
+    // No framework back-propagates into the input data (cost/work.hpp), but batch normalization's scale
+    // and shift (2 per channel) still get gradients: reductions over the batch of dy and dy * x-hat.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(8, 8, 16)});
+    net.add("bn", ops::batch_norm{}, {"data"});
+    REQUIRE(net.at("bn").parameters == 32);
+    CHECK(cost_of(cost::paleo{}, net, "bn", pass::backward, test_device(), 2).total().value() > 0);
+}
+
+TEST_CASE("settings outside the model's domain are refused with the documented error type") {
+    const network net = zoo::alexnet();
+    // error.hpp: invalid_argument is "a request outside what the library accepts (batch, PPP, precision...)".
+    // Checking the final step time is not enough: a negative memory PPP with a positive compute PPP can
+    // still sum to a positive, plausible, wrong time.
+    for (double ppp : {0.0, -0.5}) {
+        INFO("ppp " << ppp);
+        CHECK_THROWS_AS(estimate(net, test_device(), cost::paleo{.ppp_compute = ratio_of(ppp)}), invalid_argument);
+        CHECK_THROWS_AS(estimate(net, test_device(), cost::paleo{.ppp_memory = ratio_of(ppp)}), invalid_argument);
+        CHECK_THROWS_AS(estimate(net, test_device(), cost::paleo_compat{.ppp_compute = ratio_of(ppp)}), invalid_argument);
+    }
+    CHECK_THROWS_AS(estimate(net, test_device(), cost::roofline{.launch_overhead = seconds_of(-1e-6)}), invalid_argument);
+    // error.hpp: invalid_device is "a device spec that cannot be used: non-positive or non-finite rates".
+    device zero = test_device();
+    zero.peak.fp32 = flops_per_second_of(0);
+    CHECK_THROWS_AS(estimate(net, zero, cost::paleo{}), invalid_device);
+    device nan = test_device();
+    nan.memory_bandwidth = bytes_per_second_of(std::nan(""));
+    CHECK_THROWS_AS(estimate(net, nan, cost::paleo{}), invalid_device);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -329,6 +360,18 @@ TEST_CASE("step_estimate and its writers: table, CSV, JSON") {
         CHECK(std::stod(step[7]) == e.backward.value());
         CHECK(std::stod(step[12]) == e.update.value());
         CHECK(std::stod(step[13]) == e.total.value());
+    }
+    SUBCASE("CSV quotes fields that hold commas (RFC 4180)") {
+        // PALEO's overfeat.json is named "Overfeat net, LeCun 2014 - From SLIM".
+        const auto over = io::load_paleo_json(path("data/nets/paleo/overfeat.json"));
+        REQUIRE(over.name().find(',') != std::string::npos);
+        std::ostringstream out;
+        write_csv(out, estimate(over, devices::get("paleo:TITAN_X"), cost::paleo{}));
+        std::istringstream in(out.str());
+        std::string header, first;
+        std::getline(in, header);
+        std::getline(in, first);
+        CHECK(first.starts_with("\"" + over.name() + "\","));
     }
     SUBCASE("JSON") {
         const auto j = io::to_json(e);

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <vector>
 #include <steptime/io.hpp>
 
@@ -23,7 +24,7 @@ std::string message_of(F&& f) {
     } catch (const E& e) {
         return e.what();
     } catch (const std::exception& e) {
-        return std::string("<another exception type> ") + e.what();
+        return std::string("<another exception type: ") + typeid(e).name() + "> " + e.what();
     }
     return "<nothing thrown>";
 }
@@ -197,4 +198,19 @@ TEST_CASE("estimate(): empty network, batch 0 = native, batches out of range") {
     CHECK_ERROR(invalid_argument, estimate(net, dev, cost::paleo{}, {.batch = -1}), "-1");
     CHECK_ERROR(invalid_argument, estimate(net, dev, cost::paleo{}, {.batch = 1'000'000'000'000}), "1000000000000");
     CHECK_NOTHROW(estimate(net, dev, cost::paleo{}, {.batch = 1}));
+}
+
+TEST_CASE("sizes beyond 64 bits throw invalid_model instead of wrapping") {
+    network net;
+    net.add("data", ops::input{tensor_shape::image(4096, 4096, 256)});  // 2^32 elements per sample: fine
+    // 2^40 outputs x 2^32 inputs = 2^72 weights.
+    ops::dense fc;
+    fc.outputs = std::int64_t{1} << 40;
+    CHECK_ERROR(invalid_model, (net.add("fc", fc, {"data"})), "layer 'fc'");
+    // 2^62 filters: 3 * 2^62 weights, and 4096*4096 * 2^62 output elements.
+    ops::conv2d c;
+    c.filters = std::int64_t{1} << 62;
+    c.kernel = {1, 1};
+    c.stride = {1, 1};
+    CHECK_ERROR(invalid_model, (net.add("conv", c, {"data"})), "layer 'conv'");
 }

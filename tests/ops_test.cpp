@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <vector>
 #include <steptime/io.hpp>
 
@@ -44,7 +45,7 @@ std::string message_of(F&& f) {
     } catch (const E& e) {
         return e.what();
     } catch (const std::exception& e) {
-        return std::string("<another exception type> ") + e.what();
+        return std::string("<another exception type: ") + typeid(e).name() + "> " + e.what();
     }
     return "<nothing thrown>";
 }
@@ -287,8 +288,10 @@ TEST_CASE("batch_norm: a scale and a shift per channel") {
     CHECK(a.params == 512);  // 2 * 256 channels
     // batch 2: x = 28*28*256*2 = 401,408. Forward 7 per element, reads x twice (statistics, then normalize).
     CHECK_WORK(work(op, phase::forward, a, 2), 7.0 * 401'408, 8.0 * 401'408, 4.0 * 401'408);
-    // Backward 8 per element; reads x and dy twice each (4 tensors).
-    CHECK_WORK(work(op, phase::backward_data, a, 2), 8.0 * 401'408, 16.0 * 401'408, 4.0 * 401'408);
+    // Data gradient: 5 per element from x and dy (2 tensors read), writes dx.
+    CHECK_WORK(work(op, phase::backward_data, a, 2), 5.0 * 401'408, 8.0 * 401'408, 4.0 * 401'408);
+    // Scale/shift gradients: reductions of dy and dy * x-hat, 3 per element over x and dy; writes 512 floats.
+    CHECK_WORK(work(op, phase::backward_weights, a, 2), 3.0 * 401'408, 8.0 * 401'408, 4.0 * 512);
 }
 
 TEST_CASE("activation: per-element cost by function") {

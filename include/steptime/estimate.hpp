@@ -59,6 +59,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     const std::int64_t batch = opt.batch == 0 ? net.native_batch : opt.batch;
     if (batch < 1 || batch > max_batch)
         throw invalid_argument("batch " + std::to_string(batch) + " is outside [1, " + std::to_string(max_batch) + "]");
+    validate(dev);
+    model.validate();
     const cost_context ctx{dev, batch, opt.precision};
 
     step_estimate r;

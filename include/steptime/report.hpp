@@ -60,14 +60,31 @@ inline void write_table(std::ostream& out, const step_estimate& e) {
         << " MB\n";
 }
 
+namespace detail {
+// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break.
+inline std::string csv_field(std::string_view s) {
+    if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+    std::string q = "\"";
+    for (char c : s) {
+        if (c == '"') q += '"';
+        q += c;
+    }
+    return q + '"';
+}
+}  // namespace detail
+
 // One row per layer, then a row "(step)" with the pass totals, the update and the step time.
 inline void write_csv(std::ostream& out, const step_estimate& e) {
+    using detail::csv_field;
     using detail::exact;
     out << "model,device,batch,cost_model,layer,op,forward_s,backward_s,forward_flops,backward_flops,forward_bytes,"
            "backward_bytes,update_s,step_s\n";
-    const auto prefix = [&] { return e.model + "," + e.device + "," + std::to_string(e.batch) + "," + std::string(e.cost_model) + ","; };
+    const auto prefix = [&] {
+        return csv_field(e.model) + "," + csv_field(e.device) + "," + std::to_string(e.batch) + "," +
+               std::string(e.cost_model) + ",";
+    };
     for (const auto& l : e.layers)
-        out << prefix() << l.name << "," << l.op << "," << exact(l.forward.total().value()) << ","
+        out << prefix() << csv_field(l.name) << "," << l.op << "," << exact(l.forward.total().value()) << ","
             << exact(l.backward.total().value()) << "," << exact(l.forward.work.value()) << ","
             << exact(l.backward.work.value()) << "," << exact(l.forward.traffic.value()) << ","
             << exact(l.backward.traffic.value()) << ",,\n";

@@ -454,7 +454,8 @@ private:
     void insert_in_order(network& net) {
         std::map<std::string, std::size_t> index;
         for (std::size_t i = 0; i < flat_.size(); ++i)
-            if (!index.emplace(flat_[i].name, i).second) fail(flat_[i].name, "defined twice");
+            if (!index.emplace(flat_[i].name, i).second)
+                throw invalid_model(origin_ + ": layer '" + flat_[i].name + "' is defined twice");
         std::vector<std::vector<std::string>> parents(flat_.size());
         std::vector<std::vector<std::size_t>> children(flat_.size());
         std::vector<std::size_t> missing(flat_.size(), 0);
@@ -462,7 +463,8 @@ private:
             for (const auto& written : flat_[i].parents)
                 for (auto& p : resolve(written)) {
                     auto it = index.find(p);
-                    if (it == index.end()) fail(flat_[i].name, "unknown parent '" + written + "'");
+                    if (it == index.end())
+                        throw invalid_model(origin_ + ": layer '" + flat_[i].name + "': unknown parent '" + written + "'");
                     children[it->second].push_back(i);
                     ++missing[i];
                     parents[i].push_back(std::move(p));

@@ -652,6 +652,7 @@ inline const device& get(std::string_view name) {
 // ---- begin steptime/ops/common.hpp ----
 // steptime/ops/common.hpp: what every operation shares: phases, work counts, window geometry.
 
+#include <initializer_list>
 #include <span>
 
 
@@ -733,11 +734,19 @@ inline std::int64_t window_out(std::int64_t in, std::int64_t k, std::int64_t str
 
 inline tensor_shape window_output(const tensor_shape& in, extent k, extent stride, extent dilation, padding pad,
                                   std::int64_t channels, const std::string& layer) {
-    return tensor_shape::image(window_out(in.h(), k.h, stride.h, dilation.h, pad.kind, pad.h, layer),
-                               window_out(in.w(), k.w, stride.w, dilation.w, pad.kind, pad.w, layer), channels);
+    return make_shape({window_out(in.h(), k.h, stride.h, dilation.h, pad.kind, pad.h, layer),
+                       window_out(in.w(), k.w, stride.w, dilation.w, pad.kind, pad.w, layer), channels},
+                      3, "layer '" + layer + "'");
 }
 
 inline double elems(const tensor_shape& s) { return static_cast<double>(s.elements()); }
+
+// Parameter counts, checked against 64-bit overflow.
+inline std::int64_t product(std::initializer_list<std::int64_t> factors) {
+    std::int64_t n = 1;
+    for (auto f : factors) n = steptime::detail::checked_mul(n, f, "parameter count");
+    return n;
+}
 
 }  // namespace detail
 }  // namespace ops
@@ -848,7 +857,7 @@ struct conv2d {
         return detail::window_output(in[0], kernel, stride, dilation, pad, filters, layer);
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return kernel.h * kernel.w * (in[0].c() / groups) * filters + (bias ? filters : 0);
+        return detail::product({kernel.h, kernel.w, in[0].c() / groups, filters}) + (bias ? filters : 0);
     }
     // Dense arithmetic of the convolution (2 per multiply-add); every phase does the same amount
     // when the data gradient skips the zeros a strided forward pass implies (paleo-model.md 13.1).
@@ -896,10 +905,10 @@ struct deconv2d {
         const auto h = out_dim(in[0].h(), kernel.h, stride.h, pad, pad.h);
         const auto w = out_dim(in[0].w(), kernel.w, stride.w, pad, pad.w);
         detail::require(h > 0 && w > 0, layer, "padding leaves no output (" + detail::dims(h, w) + ")");
-        return tensor_shape::image(h, w, filters);
+        return make_shape({h, w, filters}, 3, "layer '" + layer + "'");
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return kernel.h * kernel.w * in[0].c() * filters + (bias ? filters : 0);
+        return detail::product({kernel.h, kernel.w, in[0].c(), filters}) + (bias ? filters : 0);
     }
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, n = a.batch;
@@ -936,7 +945,7 @@ struct dense {
         return tensor_shape::features(outputs);
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return in[0].elements() * outputs + (bias ? outputs : 0);
+        return detail::product({in[0].elements(), outputs}) + (bias ? outputs : 0);
     }
     // X[n,D] * W[D,M]: forward X*W, data gradient dY*W^T, weight gradient X^T*dY, each 2nDM.
     op_work work(phase p, const work_args& a) const {
@@ -1020,9 +1029,10 @@ struct batch_norm {
         switch (p) {
             // Statistics pass (3 per element: add, square, add) then normalize, scale, shift (4): reads x twice.
             case phase::forward: return {7 * x, 2 * e * x, e * x};
-            // Reductions of dy and dy*x (3 per element), then dx (5 per element): reads x and dy twice.
-            case phase::backward_data: return {8 * x, 4 * e * x, e * x};
-            case phase::backward_weights: return {};  // the scale/shift gradients are the reductions above
+            // dx from x, dy and the two reductions below (5 per element).
+            case phase::backward_data: return {5 * x, 2 * e * x, e * x};
+            // Scale and shift gradients: reductions of dy and dy * x-hat (3 per element) over x and dy.
+            case phase::backward_weights: return {3 * x, 2 * e * x, e * static_cast<double>(a.parameters)};
         }
         return {};
     }
@@ -1213,7 +1223,11 @@ struct reshape {
         if (rest >= 0) dims[rest] = total % known == 0 ? total / known : 0;
         const auto out = tensor_shape{dims, static_cast<int>(shape.size())};
         detail::require(out.elements() == total && dims[rest < 0 ? 0 : rest] > 0, layer,
-                        "cannot reshape " + in[0].str() + " (" + std::to_string(total) + " elements) to the target");
+                        "cannot reshape " + in[0].str() + " (" + std::to_string(total) + " elements) to " +
+                            tensor_shape{{shape[0], shape.size() > 1 ? shape[1] : 1, shape.size() > 2 ? shape[2] : 1},
+                                         static_cast<int>(shape.size())}
+                                .str() +
+                            " (0 = the rest)");
         return out;
     }
     std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
@@ -1277,7 +1291,6 @@ static_assert(Operation<ops::conv2d> && Operation<ops::dense> && Operation<ops::
 // steptime/graph/network.hpp: the network DAG over Boost.Graph, built layer by layer with shape inference.
 
 #include <iterator>
-#include <initializer_list>
 #include <unordered_map>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -1326,7 +1339,11 @@ public:
             l.inputs.push_back(g_[it->second].output);
         }
         l.output = ops::infer(l.op, l.inputs, l.name);
-        l.parameters = ops::parameters(l.op, l.inputs);
+        try {
+            l.parameters = ops::parameters(l.op, l.inputs);
+        } catch (const invalid_model& e) {
+            throw invalid_model("layer '" + l.name + "': " + e.what());
+        }
         const vertex v = boost::add_vertex(std::move(l), g_);
         for (vertex u : from) boost::add_edge(u, v, g_);
         by_name_.emplace(g_[v].name, v);
@@ -1359,7 +1376,7 @@ public:
 
     std::int64_t parameter_count() const {
         std::int64_t n = 0;
-        for (auto v : vertices()) n += g_[v].parameters;
+        for (auto v : vertices()) n = detail::checked_add(n, g_[v].parameters, "network '" + name_ + "' parameter count");
         return n;
     }
     // Elements of every layer's output for one sample (PALEO's activation count, input included).
@@ -1411,6 +1428,9 @@ struct time_bounds {
 // the edges point, so this serves the backward pass too.
 template <class Op>
 time_bounds pass_bounds(const basic_network<Op>& net, std::span<const seconds> times) {
+    if (times.size() != net.size())
+        throw invalid_argument("pass_bounds: " + std::to_string(times.size()) + " times for " +
+                               std::to_string(net.size()) + " layers");
     std::vector<double> finish(net.size(), 0.0);
     double lower = 0, upper = 0;
     for (auto v : net.vertices()) {
@@ -1427,6 +1447,7 @@ time_bounds pass_bounds(const basic_network<Op>& net, std::span<const seconds> t
 // ---- end steptime/graph/bounds.hpp ----
 // ---- begin steptime/cost/layer_time.hpp ----
 // steptime/cost/layer_time.hpp: what a cost model returns, what it is given, and the CostModel concept.
+
 
 
 
@@ -1466,13 +1487,24 @@ struct cost_context {
     element_type precision = element_type::fp32;
 };
 
-// A cost model turns (layer, pass, device) into a layer_time and prices the weight update.
+// A cost model turns (layer, pass, device) into a layer_time and prices the weight update;
+// validate() throws invalid_argument for settings it cannot use (estimate() calls it once).
 template <class M, class Net>
 concept CostModel = requires(const M& m, const Net& net, typename Net::vertex v, pass p, const cost_context& c) {
     { M::name } -> std::convertible_to<std::string_view>;
     { m.layer(net, v, p, c) } -> std::same_as<layer_time>;
     { m.update(net, c) } -> std::same_as<layer_time>;
+    m.validate();
 };
+
+namespace detail {
+// A platform-percent-of-peak is a fraction of a peak rate: in (0, 1].
+inline void require_ppp(std::string_view model, const char* field, ratio r) {
+    if (!(r.value() > 0 && r.value() <= 1))
+        throw invalid_argument(std::string(model) + ": " + field + " is " + std::to_string(r.value()) +
+                               ", expected a fraction in (0, 1]");
+}
+}  // namespace detail
 
 }  // namespace steptime
 // ---- end steptime/cost/layer_time.hpp ----
@@ -1491,6 +1523,13 @@ struct paleo_compat {
     ratio ppp_comm = ratio_of(1.0);     // PALEO's ppp_comm: scales remote fetches (section 5.4)
     // Bandwidth of remote fetches between split layers; unset = the device's memory bandwidth (5.4).
     std::optional<bytes_per_second> cross_device_bandwidth{};
+
+    void validate() const {
+        steptime::detail::require_ppp(name, "ppp_compute", ppp_compute);
+        steptime::detail::require_ppp(name, "ppp_comm", ppp_comm);
+        if (cross_device_bandwidth && !(cross_device_bandwidth->value() > 0 && std::isfinite(cross_device_bandwidth->value())))
+            throw invalid_argument("paleo-compat: cross_device_bandwidth must be finite and positive");
+    }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         const units u(c, *this);
@@ -1772,6 +1811,16 @@ inline double remote_bytes(const network& net, network::vertex v, pass p, const 
     return b;
 }
 
+// The settings paleo and roofline share.
+inline void validate_common(std::string_view model, ratio compute, ratio memory, ratio comm,
+                            const std::optional<bytes_per_second>& cross) {
+    steptime::detail::require_ppp(model, "ppp_compute", compute);
+    steptime::detail::require_ppp(model, "ppp_memory", memory);
+    steptime::detail::require_ppp(model, "ppp_comm", comm);
+    if (cross && !(cross->value() > 0 && std::isfinite(cross->value())))
+        throw invalid_argument(std::string(model) + ": cross_device_bandwidth must be finite and positive");
+}
+
 // Bandwidth between devices: the given one, else the device's intra-node link, else its memory.
 inline bytes_per_second cross_bandwidth(const std::optional<bytes_per_second>& given, const device& d) {
     return given ? *given : d.intra_node_link ? *d.intra_node_link : d.memory_bandwidth;
@@ -1791,6 +1840,10 @@ struct paleo {
     ratio ppp_comm = ratio_of(1.0);     // fraction of the cross-device bandwidth reached
     optimizer update_rule = optimizer::sgd;
     std::optional<bytes_per_second> cross_device_bandwidth{};  // unset: the device's intra-node link
+
+    void validate() const {
+        detail::validate_common(name, ppp_compute, ppp_memory, ppp_comm, cross_device_bandwidth);
+    }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         const op_work w = detail::pass_work(net, v, p, c);
@@ -1836,6 +1889,13 @@ struct roofline {
     seconds launch_overhead = microseconds_of(5);
     optimizer update_rule = optimizer::sgd;
     std::optional<bytes_per_second> cross_device_bandwidth{};
+
+    void validate() const {
+        detail::validate_common(name, ppp_compute, ppp_memory, ppp_comm, cross_device_bandwidth);
+        if (!(launch_overhead.value() >= 0 && std::isfinite(launch_overhead.value())))
+            throw invalid_argument("roofline: launch_overhead is " + std::to_string(launch_overhead.value()) +
+                                   " s, expected a finite non-negative time");
+    }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         layer_time t{};
@@ -1937,6 +1997,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     const std::int64_t batch = opt.batch == 0 ? net.native_batch : opt.batch;
     if (batch < 1 || batch > max_batch)
         throw invalid_argument("batch " + std::to_string(batch) + " is outside [1, " + std::to_string(max_batch) + "]");
+    validate(dev);
+    model.validate();
     const cost_context ctx{dev, batch, opt.precision};
 
     step_estimate r;
@@ -2029,14 +2091,31 @@ inline void write_table(std::ostream& out, const step_estimate& e) {
         << " MB\n";
 }
 
+namespace detail {
+// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break.
+inline std::string csv_field(std::string_view s) {
+    if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+    std::string q = "\"";
+    for (char c : s) {
+        if (c == '"') q += '"';
+        q += c;
+    }
+    return q + '"';
+}
+}  // namespace detail
+
 // One row per layer, then a row "(step)" with the pass totals, the update and the step time.
 inline void write_csv(std::ostream& out, const step_estimate& e) {
+    using detail::csv_field;
     using detail::exact;
     out << "model,device,batch,cost_model,layer,op,forward_s,backward_s,forward_flops,backward_flops,forward_bytes,"
            "backward_bytes,update_s,step_s\n";
-    const auto prefix = [&] { return e.model + "," + e.device + "," + std::to_string(e.batch) + "," + std::string(e.cost_model) + ","; };
+    const auto prefix = [&] {
+        return csv_field(e.model) + "," + csv_field(e.device) + "," + std::to_string(e.batch) + "," +
+               std::string(e.cost_model) + ",";
+    };
     for (const auto& l : e.layers)
-        out << prefix() << l.name << "," << l.op << "," << exact(l.forward.total().value()) << ","
+        out << prefix() << csv_field(l.name) << "," << l.op << "," << exact(l.forward.total().value()) << ","
             << exact(l.backward.total().value()) << "," << exact(l.forward.work.value()) << ","
             << exact(l.backward.work.value()) << "," << exact(l.forward.traffic.value()) << ","
             << exact(l.backward.traffic.value()) << ",,\n";
@@ -2049,7 +2128,6 @@ inline void write_csv(std::ostream& out, const step_estimate& e) {
 // ---- begin steptime/zoo/zoo.hpp ----
 // steptime/zoo/zoo.hpp: built-in networks, written with the builder API.
 
-#include <functional>
 
 
 namespace steptime::zoo {
@@ -2072,10 +2150,11 @@ inline ops::conv2d conv(std::int64_t filters, std::int64_t k, std::int64_t strid
     return c;
 }
 
-// A chain builder: each layer's parent is the previous one unless given.
+// A chain builder: each layer's parent is the previous one.
+template <class Net>
 class chain {
 public:
-    chain(network& net, std::string first) : net_(net), last_(std::move(first)) {}
+    chain(Net& net, std::string first) : net_(net), last_(std::move(first)) {}
     chain& then(const std::string& name, layer_op op) {
         net_.add(name, std::move(op), {last_});
         last_ = name;
@@ -2103,12 +2182,15 @@ private:
 
 // AlexNet as in "One weird trick" (Krizhevsky 2014), single tower; PALEO's alex_v2 (TF-slim alexnet_v2):
 // the fully connected layers are convolutions (fc6 5x5 VALID over pool5's 5x5), batch 128.
-inline network alexnet(const options& o = {}) {
-    network net("alexnet");
+// The builders are templates over the network type (any basic_network whose Op accepts layer_op's
+// alternatives), which also keeps them from costing compile time where they are not used.
+template <class Net = network>
+Net alexnet(const options& o = {}) {
+    Net net("alexnet");
     net.native_batch = 128;
     net.add("data", ops::input{tensor_shape::image(o.resolution, o.resolution, 3)});
     using ops::padding;
-    detail::chain(net, "data")
+    detail::chain<Net>(net, "data")
         .conv_relu("conv1", 64, 11, 4, padding::valid()).max_pool("pool1", 3, 2)
         .conv_relu("conv2", 192, 5, 1, padding::same()).max_pool("pool2", 3, 2)
         .conv_relu("conv3", 384, 3, 1, padding::same())
@@ -2123,11 +2205,12 @@ inline network alexnet(const options& o = {}) {
 
 // VGG-16 (Simonyan and Zisserman 2015, configuration D), as TF-slim and PALEO's vgg16 write it
 // (fully connected layers as convolutions), batch 64.
-inline network vgg16(const options& o = {}) {
-    network net("vgg16");
+template <class Net = network>
+Net vgg16(const options& o = {}) {
+    Net net("vgg16");
     net.native_batch = 64;
     net.add("data", ops::input{tensor_shape::image(o.resolution, o.resolution, 3)});
-    detail::chain c(net, "data");
+    detail::chain<Net> c(net, "data");
     const std::int64_t widths[] = {64, 128, 256, 512, 512}, depths[] = {2, 2, 3, 3, 3};
     for (int s = 0; s < 5; ++s) {
         for (int i = 1; i <= depths[s]; ++i)
@@ -2142,22 +2225,25 @@ inline network vgg16(const options& o = {}) {
     return net;
 }
 
+template <class Net = network>
 struct entry {
     std::string_view name;
     std::string_view description;
-    network (*build)(const options&);
+    Net (*build)(const options&);
 };
 
-inline const std::vector<entry>& catalog() {
-    static const std::vector<entry> all{
-        {"alexnet", "AlexNet, One Weird Trick single tower (PALEO's alex_v2), 224x224", alexnet},
-        {"vgg16", "VGG-16, configuration D, 224x224", vgg16},
+template <class Net = network>
+const std::vector<entry<Net>>& catalog() {
+    static const std::vector<entry<Net>> all{
+        {"alexnet", "AlexNet, One Weird Trick single tower (PALEO's alex_v2), 224x224", alexnet<Net>},
+        {"vgg16", "VGG-16, configuration D, 224x224", vgg16<Net>},
     };
     return all;
 }
 
-inline const entry* find(std::string_view name) {
-    for (const auto& e : catalog())
+template <class Net = network>
+const entry<Net>* find(std::string_view name) {
+    for (const auto& e : catalog<Net>())
         if (e.name == name) return &e;
     return nullptr;
 }

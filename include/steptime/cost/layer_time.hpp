@@ -3,6 +3,10 @@
 
 #include <concepts>
 #include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "steptime/error.hpp"
 
 #include "steptime/device.hpp"
 #include "steptime/tensor.hpp"
@@ -44,12 +48,23 @@ struct cost_context {
     element_type precision = element_type::fp32;
 };
 
-// A cost model turns (layer, pass, device) into a layer_time and prices the weight update.
+// A cost model turns (layer, pass, device) into a layer_time and prices the weight update;
+// validate() throws invalid_argument for settings it cannot use (estimate() calls it once).
 template <class M, class Net>
 concept CostModel = requires(const M& m, const Net& net, typename Net::vertex v, pass p, const cost_context& c) {
     { M::name } -> std::convertible_to<std::string_view>;
     { m.layer(net, v, p, c) } -> std::same_as<layer_time>;
     { m.update(net, c) } -> std::same_as<layer_time>;
+    m.validate();
 };
+
+namespace detail {
+// A platform-percent-of-peak is a fraction of a peak rate: in (0, 1].
+inline void require_ppp(std::string_view model, const char* field, ratio r) {
+    if (!(r.value() > 0 && r.value() <= 1))
+        throw invalid_argument(std::string(model) + ": " + field + " is " + std::to_string(r.value()) +
+                               ", expected a fraction in (0, 1]");
+}
+}  // namespace detail
 
 }  // namespace steptime

@@ -17,6 +17,10 @@ struct paleo {
     optimizer update_rule = optimizer::sgd;
     std::optional<bytes_per_second> cross_device_bandwidth{};  // unset: the device's intra-node link
 
+    void validate() const {
+        detail::validate_common(name, ppp_compute, ppp_memory, ppp_comm, cross_device_bandwidth);
+    }
+
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         const op_work w = detail::pass_work(net, v, p, c);
         const double remote = detail::remote_bytes(net, v, p, c);

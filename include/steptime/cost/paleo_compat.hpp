@@ -19,6 +19,13 @@ struct paleo_compat {
     // Bandwidth of remote fetches between split layers; unset = the device's memory bandwidth (5.4).
     std::optional<bytes_per_second> cross_device_bandwidth{};
 
+    void validate() const {
+        steptime::detail::require_ppp(name, "ppp_compute", ppp_compute);
+        steptime::detail::require_ppp(name, "ppp_comm", ppp_comm);
+        if (cross_device_bandwidth && !(cross_device_bandwidth->value() > 0 && std::isfinite(cross_device_bandwidth->value())))
+            throw invalid_argument("paleo-compat: cross_device_bandwidth must be finite and positive");
+    }
+
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         const units u(c, *this);
         const auto& l = net[v];

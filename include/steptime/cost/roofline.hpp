@@ -18,6 +18,13 @@ struct roofline {
     optimizer update_rule = optimizer::sgd;
     std::optional<bytes_per_second> cross_device_bandwidth{};
 
+    void validate() const {
+        detail::validate_common(name, ppp_compute, ppp_memory, ppp_comm, cross_device_bandwidth);
+        if (!(launch_overhead.value() >= 0 && std::isfinite(launch_overhead.value())))
+            throw invalid_argument("roofline: launch_overhead is " + std::to_string(launch_overhead.value()) +
+                                   " s, expected a finite non-negative time");
+    }
+
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         layer_time t{};
         const auto add = [&](pass q) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "steptime/cost/layer_time.hpp"
@@ -70,6 +71,16 @@ inline double remote_bytes(const network& net, network::vertex v, pass p, const 
         ++i;
     }
     return b;
+}
+
+// The settings paleo and roofline share.
+inline void validate_common(std::string_view model, ratio compute, ratio memory, ratio comm,
+                            const std::optional<bytes_per_second>& cross) {
+    steptime::detail::require_ppp(model, "ppp_compute", compute);
+    steptime::detail::require_ppp(model, "ppp_memory", memory);
+    steptime::detail::require_ppp(model, "ppp_comm", comm);
+    if (cross && !(cross->value() > 0 && std::isfinite(cross->value())))
+        throw invalid_argument(std::string(model) + ": cross_device_bandwidth must be finite and positive");
 }
 
 // Bandwidth between devices: the given one, else the device's intra-node link, else its memory.

@@ -22,6 +22,9 @@ struct time_bounds {
 // the edges point, so this serves the backward pass too.
 template <class Op>
 time_bounds pass_bounds(const basic_network<Op>& net, std::span<const seconds> times) {
+    if (times.size() != net.size())
+        throw invalid_argument("pass_bounds: " + std::to_string(times.size()) + " times for " +
+                               std::to_string(net.size()) + " layers");
     std::vector<double> finish(net.size(), 0.0);
     double lower = 0, upper = 0;
     for (auto v : net.vertices()) {

@@ -58,7 +58,11 @@ public:
             l.inputs.push_back(g_[it->second].output);
         }
         l.output = ops::infer(l.op, l.inputs, l.name);
-        l.parameters = ops::parameters(l.op, l.inputs);
+        try {
+            l.parameters = ops::parameters(l.op, l.inputs);
+        } catch (const invalid_model& e) {
+            throw invalid_model("layer '" + l.name + "': " + e.what());
+        }
         const vertex v = boost::add_vertex(std::move(l), g_);
         for (vertex u : from) boost::add_edge(u, v, g_);
         by_name_.emplace(g_[v].name, v);
@@ -91,7 +95,7 @@ public:
 
     std::int64_t parameter_count() const {
         std::int64_t n = 0;
-        for (auto v : vertices()) n += g_[v].parameters;
+        for (auto v : vertices()) n = detail::checked_add(n, g_[v].parameters, "network '" + name_ + "' parameter count");
         return n;
     }
     // Elements of every layer's output for one sample (PALEO's activation count, input included).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 
@@ -87,11 +88,19 @@ inline std::int64_t window_out(std::int64_t in, std::int64_t k, std::int64_t str
 
 inline tensor_shape window_output(const tensor_shape& in, extent k, extent stride, extent dilation, padding pad,
                                   std::int64_t channels, const std::string& layer) {
-    return tensor_shape::image(window_out(in.h(), k.h, stride.h, dilation.h, pad.kind, pad.h, layer),
-                               window_out(in.w(), k.w, stride.w, dilation.w, pad.kind, pad.w, layer), channels);
+    return make_shape({window_out(in.h(), k.h, stride.h, dilation.h, pad.kind, pad.h, layer),
+                       window_out(in.w(), k.w, stride.w, dilation.w, pad.kind, pad.w, layer), channels},
+                      3, "layer '" + layer + "'");
 }
 
 inline double elems(const tensor_shape& s) { return static_cast<double>(s.elements()); }
+
+// Parameter counts, checked against 64-bit overflow.
+inline std::int64_t product(std::initializer_list<std::int64_t> factors) {
+    std::int64_t n = 1;
+    for (auto f : factors) n = steptime::detail::checked_mul(n, f, "parameter count");
+    return n;
+}
 
 }  // namespace detail
 }  // namespace ops

@@ -31,7 +31,7 @@ struct conv2d {
         return detail::window_output(in[0], kernel, stride, dilation, pad, filters, layer);
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return kernel.h * kernel.w * (in[0].c() / groups) * filters + (bias ? filters : 0);
+        return detail::product({kernel.h, kernel.w, in[0].c() / groups, filters}) + (bias ? filters : 0);
     }
     // Dense arithmetic of the convolution (2 per multiply-add); every phase does the same amount
     // when the data gradient skips the zeros a strided forward pass implies (paleo-model.md 13.1).
@@ -79,10 +79,10 @@ struct deconv2d {
         const auto h = out_dim(in[0].h(), kernel.h, stride.h, pad, pad.h);
         const auto w = out_dim(in[0].w(), kernel.w, stride.w, pad, pad.w);
         detail::require(h > 0 && w > 0, layer, "padding leaves no output (" + detail::dims(h, w) + ")");
-        return tensor_shape::image(h, w, filters);
+        return make_shape({h, w, filters}, 3, "layer '" + layer + "'");
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return kernel.h * kernel.w * in[0].c() * filters + (bias ? filters : 0);
+        return detail::product({kernel.h, kernel.w, in[0].c(), filters}) + (bias ? filters : 0);
     }
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, n = a.batch;

@@ -43,9 +43,10 @@ struct batch_norm {
         switch (p) {
             // Statistics pass (3 per element: add, square, add) then normalize, scale, shift (4): reads x twice.
             case phase::forward: return {7 * x, 2 * e * x, e * x};
-            // Reductions of dy and dy*x (3 per element), then dx (5 per element): reads x and dy twice.
-            case phase::backward_data: return {8 * x, 4 * e * x, e * x};
-            case phase::backward_weights: return {};  // the scale/shift gradients are the reductions above
+            // dx from x, dy and the two reductions below (5 per element).
+            case phase::backward_data: return {5 * x, 2 * e * x, e * x};
+            // Scale and shift gradients: reductions of dy and dy * x-hat (3 per element) over x and dy.
+            case phase::backward_weights: return {3 * x, 2 * e * x, e * static_cast<double>(a.parameters)};
         }
         return {};
     }

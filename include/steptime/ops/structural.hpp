@@ -90,7 +90,11 @@ struct reshape {
         if (rest >= 0) dims[rest] = total % known == 0 ? total / known : 0;
         const auto out = tensor_shape{dims, static_cast<int>(shape.size())};
         detail::require(out.elements() == total && dims[rest < 0 ? 0 : rest] > 0, layer,
-                        "cannot reshape " + in[0].str() + " (" + std::to_string(total) + " elements) to the target");
+                        "cannot reshape " + in[0].str() + " (" + std::to_string(total) + " elements) to " +
+                            tensor_shape{{shape[0], shape.size() > 1 ? shape[1] : 1, shape.size() > 2 ? shape[2] : 1},
+                                         static_cast<int>(shape.size())}
+                                .str() +
+                            " (0 = the rest)");
         return out;
     }
     std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }

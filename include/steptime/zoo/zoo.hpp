@@ -1,7 +1,6 @@
 // steptime/zoo/zoo.hpp: built-in networks, written with the builder API.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,10 +27,11 @@ inline ops::conv2d conv(std::int64_t filters, std::int64_t k, std::int64_t strid
     return c;
 }
 
-// A chain builder: each layer's parent is the previous one unless given.
+// A chain builder: each layer's parent is the previous one.
+template <class Net>
 class chain {
 public:
-    chain(network& net, std::string first) : net_(net), last_(std::move(first)) {}
+    chain(Net& net, std::string first) : net_(net), last_(std::move(first)) {}
     chain& then(const std::string& name, layer_op op) {
         net_.add(name, std::move(op), {last_});
         last_ = name;
@@ -59,12 +59,15 @@ private:
 
 // AlexNet as in "One weird trick" (Krizhevsky 2014), single tower; PALEO's alex_v2 (TF-slim alexnet_v2):
 // the fully connected layers are convolutions (fc6 5x5 VALID over pool5's 5x5), batch 128.
-inline network alexnet(const options& o = {}) {
-    network net("alexnet");
+// The builders are templates over the network type (any basic_network whose Op accepts layer_op's
+// alternatives), which also keeps them from costing compile time where they are not used.
+template <class Net = network>
+Net alexnet(const options& o = {}) {
+    Net net("alexnet");
     net.native_batch = 128;
     net.add("data", ops::input{tensor_shape::image(o.resolution, o.resolution, 3)});
     using ops::padding;
-    detail::chain(net, "data")
+    detail::chain<Net>(net, "data")
         .conv_relu("conv1", 64, 11, 4, padding::valid()).max_pool("pool1", 3, 2)
         .conv_relu("conv2", 192, 5, 1, padding::same()).max_pool("pool2", 3, 2)
         .conv_relu("conv3", 384, 3, 1, padding::same())
@@ -79,11 +82,12 @@ inline network alexnet(const options& o = {}) {
 
 // VGG-16 (Simonyan and Zisserman 2015, configuration D), as TF-slim and PALEO's vgg16 write it
 // (fully connected layers as convolutions), batch 64.
-inline network vgg16(const options& o = {}) {
-    network net("vgg16");
+template <class Net = network>
+Net vgg16(const options& o = {}) {
+    Net net("vgg16");
     net.native_batch = 64;
     net.add("data", ops::input{tensor_shape::image(o.resolution, o.resolution, 3)});
-    detail::chain c(net, "data");
+    detail::chain<Net> c(net, "data");
     const std::int64_t widths[] = {64, 128, 256, 512, 512}, depths[] = {2, 2, 3, 3, 3};
     for (int s = 0; s < 5; ++s) {
         for (int i = 1; i <= depths[s]; ++i)
@@ -98,22 +102,25 @@ inline network vgg16(const options& o = {}) {
     return net;
 }
 
+template <class Net = network>
 struct entry {
     std::string_view name;
     std::string_view description;
-    network (*build)(const options&);
+    Net (*build)(const options&);
 };
 
-inline const std::vector<entry>& catalog() {
-    static const std::vector<entry> all{
-        {"alexnet", "AlexNet, One Weird Trick single tower (PALEO's alex_v2), 224x224", alexnet},
-        {"vgg16", "VGG-16, configuration D, 224x224", vgg16},
+template <class Net = network>
+const std::vector<entry<Net>>& catalog() {
+    static const std::vector<entry<Net>> all{
+        {"alexnet", "AlexNet, One Weird Trick single tower (PALEO's alex_v2), 224x224", alexnet<Net>},
+        {"vgg16", "VGG-16, configuration D, 224x224", vgg16<Net>},
     };
     return all;
 }
 
-inline const entry* find(std::string_view name) {
-    for (const auto& e : catalog())
+template <class Net = network>
+const entry<Net>* find(std::string_view name) {
+    for (const auto& e : catalog<Net>())
         if (e.name == name) return &e;
     return nullptr;
 }
