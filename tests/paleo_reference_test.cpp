@@ -59,6 +59,9 @@ TEST_CASE("paleo-compat reproduces PALEO's per-layer times and FLOPs (layers.csv
         CHECK(close(ms(t.total()), std::stod(r.at("time_ms"))));
         CHECK(close(ms(t.compute), std::stod(r.at("comp_ms"))));
         CHECK(close(ms(t.fetch + t.write), std::stod(r.at("comm_ms"))));
+        auto pipelined = compat_model(r);
+        pipelined.pipelined = true;
+        CHECK(close(ms(pipelined.layer(net, *v, pass_of(r.at("phase")), ctx).total()), std::stod(r.at("pipelined_ms"))));
         CHECK(close(t.work.value(), std::stod(r.at("flops"))));
         CHECK(close(t.traffic.value(), std::stod(r.at("mem_bytes")) + std::stod(r.at("remote_bytes"))));
         CHECK(net[*v].output.str(std::stoll(r.at("batch"))) == r.at("output_shape"));
@@ -80,6 +83,13 @@ TEST_CASE("paleo-compat reproduces PALEO's pass totals and parallel bounds (tota
         CHECK(close(ms(e.backward), std::stod(r.at("bwd_ms"))));
         CHECK(close(ms(e.update), std::stod(r.at("apply_ms"))));
         CHECK(close(ms(e.total), std::stod(r.at("step_ms"))));
+        auto pipelined = compat_model(r);
+        pipelined.pipelined = true;
+        const auto p = estimate(net, dev, pipelined, {.batch = std::stoll(r.at("batch"))});
+        CHECK(close(ms(p.forward), std::stod(r.at("fwd_pipelined_ms"))));
+        CHECK(close(ms(p.backward), std::stod(r.at("bwd_pipelined_ms"))));
+        CHECK(close(ms(p.update), std::stod(r.at("apply_pipelined_ms"))));
+        CHECK(close(ms(p.total), std::stod(r.at("step_pipelined_ms"))));
         CHECK(4.0 * static_cast<double>(cost::paleo_compat::parameter_count(net)) == std::stod(r.at("params_bytes")));
         if (r.at("fwd_parallel_lower_ms") == "error") {
             // PALEO raises AttributeError on nested branches (inception_v3); we bound them.

@@ -28,6 +28,7 @@ device load_device(const std::string& d) {
 struct predict_args {
     std::string model, device, cost_model = "paleo", precision = "fp32", format = "table";
     std::int64_t batch = 0;
+    bool pipelined = false;
     std::optional<double> ppp_compute, ppp_memory, ppp_comm, cross_gbps;
 };
 
@@ -50,7 +51,9 @@ void predict(const predict_args& a) {
     if (a.cost_model == "paleo-compat") {
         if (a.ppp_memory)
             throw invalid_argument("--ppp-memory: paleo-compat has no memory PPP (PALEO's ppp_comp scales memory too)");
-        print(net, dev, cost::paleo_compat{r(a.ppp_compute), r(a.ppp_comm), cross}, a, *precision);
+        print(net, dev, cost::paleo_compat{r(a.ppp_compute), r(a.ppp_comm), cross, a.pipelined}, a, *precision);
+    } else if (a.pipelined) {
+        throw invalid_argument("--use-pipeline is PALEO's option: use it with --cost-model paleo-compat");
     } else if (a.cost_model == "roofline") {
         cost::roofline m;
         m.ppp_compute = r(a.ppp_compute), m.ppp_memory = r(a.ppp_memory), m.ppp_comm = r(a.ppp_comm);
@@ -119,6 +122,7 @@ int main(int argc, char** argv) {
     p->add_option("--ppp-comm", a.ppp_comm, "fraction of link bandwidth reached (PALEO's ppp_comm)")->check(ppp);
     p->add_option("--cross-device-gbps", a.cross_gbps, "bandwidth between model-parallel devices, GB/s")
         ->check(CLI::PositiveNumber);
+    p->add_flag("--use-pipeline", a.pipelined, "paleo-compat: a layer costs max(compute, memory) (PALEO's --use_pipeline)");
     p->add_option("--precision", a.precision, "fp32, tf32, fp16 or bf16")->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
     p->add_option("--format", a.format, "table, json or csv")->check(CLI::IsMember({"table", "json", "csv"}));
     p->callback([&] { predict(a); });

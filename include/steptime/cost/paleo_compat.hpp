@@ -18,6 +18,8 @@ struct paleo_compat {
     ratio ppp_comm = ratio_of(1.0);     // PALEO's ppp_comm: scales remote fetches (section 5.4)
     // Bandwidth of remote fetches between split layers; unset = the device's memory bandwidth (5.4).
     std::optional<bytes_per_second> cross_device_bandwidth{};
+    // PALEO's --use_pipeline: memory traffic overlaps computation, a layer costs max(comp, comm) (3).
+    bool pipelined = false;
 
     void validate() const {
         steptime::detail::require_ppp(name, "ppp_compute", ppp_compute);
@@ -61,7 +63,7 @@ struct paleo_compat {
         }
         // 5.2: every other operation (input, concat, softmax, element-wise, LRN, BN, ...) costs nothing.
         remote_fetch(u, a, net, v, n);
-        return a.result();
+        return a.result(pipelined);
     }
 
     // 4: PALEO counts the weights and biases of convolutions and inner products only (not BN's scale/shift).
@@ -86,7 +88,7 @@ struct paleo_compat {
         a.read_ms += 2 * t;
         a.write_ms += t;
         a.bytes += 3 * s;
-        return a.result();
+        return a.result(pipelined);
     }
 
 private:
@@ -115,9 +117,12 @@ private:
         void compute(const units& u, double f) { comp_ms += u.comp_ms(f), flops += f; }
         void read(const units& u, double b) { read_ms += u.mem_ms(b), bytes += b; }
         void write(const units& u, double b) { write_ms += u.mem_ms(b), bytes += b; }
-        layer_time result() const {
-            return {milliseconds_of(read_ms), milliseconds_of(comp_ms), milliseconds_of(write_ms), {},
-                    flops_of(flops), bytes_of(bytes)};
+        // With pipelining only the larger of compute and memory time counts; the other is hidden.
+        layer_time result(bool pipelined) const {
+            const bool hide_memory = pipelined && comp_ms >= read_ms + write_ms;
+            const bool hide_compute = pipelined && !hide_memory;
+            return {milliseconds_of(hide_memory ? 0 : read_ms), milliseconds_of(hide_compute ? 0 : comp_ms),
+                    milliseconds_of(hide_memory ? 0 : write_ms), {}, flops_of(flops), bytes_of(bytes)};
         }
     };
 
