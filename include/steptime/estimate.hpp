@@ -26,23 +26,38 @@ struct layer_estimate {
     layer_time backward{};
 };
 
+// A group of layers with its own pass times and gradient exchange (the rows of PALEO's hybrid output).
+struct step_part {
+    std::string name{};
+    seconds forward{};
+    seconds backward{};
+    seconds update{};
+    seconds sync{};
+};
+
 struct step_estimate {
     std::string model{};
     std::string device{};
     std::string_view cost_model;
-    std::int64_t batch = 0;
+    std::int64_t batch = 0;             // samples per step, all workers together
+    std::int64_t batch_per_worker = 0;
+    int workers = 1;
     element_type precision = element_type::fp32;
     seconds forward{};        // sum over layers
     seconds backward{};       // sum over layers, both gradients
     seconds update{};         // weight update
     seconds communication{};  // gradient exchange between workers (zero on one device)
-    seconds total{};          // forward + backward + update + communication
+    seconds exposed_communication{};  // the part of it not hidden behind the backward pass
+    seconds total{};          // forward + backward + update + exposed communication
+
+    double throughput() const { return static_cast<double>(batch) / total.value(); }  // samples per second
     time_bounds forward_bounds{};
     time_bounds backward_bounds{};
     std::int64_t parameters = 0;
     bytes parameter_bytes{};
     bytes activation_bytes{};  // every layer's output for the whole batch
     std::vector<layer_estimate> layers{};  // in topological order
+    std::vector<step_part> parts{};        // hybrid parallelism: data-parallel and model-parallel layers
 };
 
 namespace detail {
@@ -68,6 +83,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.device = dev.name;
     r.cost_model = Model::name;
     r.batch = batch;
+    r.batch_per_worker = batch;
     r.precision = opt.precision;
     r.layers.reserve(net.size());
     std::vector<seconds> fwd(net.size()), bwd(net.size());
@@ -80,11 +96,11 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         r.forward += fwd[v];
         r.backward += bwd[v];
     }
-    r.update = model.update(net, ctx).total();
-    r.total = r.forward + r.backward + r.update + r.communication;
+    r.parameters = model.parameters(net);
+    r.update = model.update(r.parameters, ctx).total();
+    r.total = r.forward + r.backward + r.update;
     r.forward_bounds = pass_bounds(net, fwd);
     r.backward_bounds = pass_bounds(net, bwd);
-    r.parameters = net.parameter_count();
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.precision));
     r.activation_bytes =
         bytes_of(static_cast<double>(net.activation_elements()) * static_cast<double>(batch) * element_bytes(opt.precision));

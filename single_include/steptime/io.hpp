@@ -613,19 +613,28 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
     j["model"] = e.model;
     j["device"] = e.device;
     j["batch"] = e.batch;
+    j["workers"] = e.workers;
+    j["batch_per_worker"] = e.batch_per_worker;
     j["precision"] = to_string(e.precision);
     j["cost_model"] = e.cost_model;
     j["forward_s"] = e.forward.value();
     j["backward_s"] = e.backward.value();
     j["update_s"] = e.update.value();
     j["communication_s"] = e.communication.value();
+    j["exposed_communication_s"] = e.exposed_communication.value();
     j["step_s"] = e.total.value();
-    j["throughput_samples_per_s"] = static_cast<double>(e.batch) / e.total.value();
+    j["throughput_samples_per_s"] = e.throughput();
     j["forward_bounds_s"] = {e.forward_bounds.lower.value(), e.forward_bounds.upper.value()};
     j["backward_bounds_s"] = {e.backward_bounds.lower.value(), e.backward_bounds.upper.value()};
     j["parameters"] = e.parameters;
     j["parameter_bytes"] = e.parameter_bytes.value();
     j["activation_bytes"] = e.activation_bytes.value();
+    if (!e.parts.empty()) {
+        auto& parts = j["parts"] = nlohmann::ordered_json::object();
+        for (const auto& p : e.parts)
+            parts[p.name] = {{"fwd", p.forward.value()}, {"bwd", p.backward.value()}, {"apply", p.update.value()},
+                             {"sync", p.sync.value()}};
+    }
     auto& layers = j["layers"] = nlohmann::ordered_json::array();
     for (const auto& l : e.layers)
         layers.push_back({{"name", l.name},

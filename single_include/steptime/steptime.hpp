@@ -1487,13 +1487,16 @@ struct cost_context {
     element_type precision = element_type::fp32;
 };
 
-// A cost model turns (layer, pass, device) into a layer_time and prices the weight update;
-// validate() throws invalid_argument for settings it cannot use (estimate() calls it once).
+// A cost model turns (layer, pass, device) into a layer_time, counts the trained parameters of a
+// network, and prices the weight update of a number of them; validate() throws invalid_argument for
+// settings it cannot use (estimate() calls it once).
 template <class M, class Net>
-concept CostModel = requires(const M& m, const Net& net, typename Net::vertex v, pass p, const cost_context& c) {
+concept CostModel = requires(const M& m, const Net& net, typename Net::vertex v, pass p, const cost_context& c,
+                             std::int64_t params) {
     { M::name } -> std::convertible_to<std::string_view>;
     { m.layer(net, v, p, c) } -> std::same_as<layer_time>;
-    { m.update(net, c) } -> std::same_as<layer_time>;
+    { m.parameters(net) } -> std::same_as<std::int64_t>;
+    { m.update(params, c) } -> std::same_as<layer_time>;
     m.validate();
 };
 
@@ -1572,7 +1575,7 @@ struct paleo_compat {
     }
 
     // 4: PALEO counts the weights and biases of convolutions and inner products only (not BN's scale/shift).
-    static std::int64_t parameter_count(const network& net) {
+    static std::int64_t parameters(const network& net) {
         std::int64_t n = 0;
         for (auto v : net.vertices())
             if (std::holds_alternative<ops::conv2d>(net[v].op) || std::holds_alternative<ops::deconv2d>(net[v].op) ||
@@ -1581,12 +1584,12 @@ struct paleo_compat {
         return n;
     }
 
-    // 5.2: update of all S weight bytes: F = 2 (S // 4), memory 3 Mem(S); always at PPP 1.0.
-    layer_time update(const network& net, const cost_context& c) const {
+    // 5.2: update of S = 4 * params weight bytes: F = 2 (S // 4), memory 3 Mem(S); always at PPP 1.0.
+    layer_time update(std::int64_t params, const cost_context& c) const {
         paleo_compat at_one = *this;
         at_one.ppp_compute = ratio_of(1.0);
         const units u(c, at_one);
-        const double s = 4.0 * static_cast<double>(parameter_count(net));
+        const double s = 4.0 * static_cast<double>(params);
         acc a;
         a.compute(u, 2.0 * std::floor(s / 4));
         const double t = u.mem_ms(s);
@@ -1860,9 +1863,11 @@ struct paleo {
     }
 
     // Reads and writes of weights, gradients and optimizer state in FP32 (master weights).
-    layer_time update(const network& net, const cost_context& c) const {
+    std::int64_t parameters(const network& net) const { return net.parameter_count(); }
+
+    layer_time update(std::int64_t count, const cost_context& c) const {
         const auto u = work_of(update_rule);
-        const double params = static_cast<double>(net.parameter_count());
+        const double params = static_cast<double>(count);
         return time_of({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c);
     }
 
@@ -1921,9 +1926,11 @@ struct roofline {
         return t;
     }
 
-    layer_time update(const network& net, const cost_context& c) const {
+    std::int64_t parameters(const network& net) const { return net.parameter_count(); }
+
+    layer_time update(std::int64_t count, const cost_context& c) const {
         const auto u = work_of(update_rule);
-        const double params = static_cast<double>(net.parameter_count());
+        const double params = static_cast<double>(count);
         if (params == 0) return {};
         return bound({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c);
     }
@@ -1969,23 +1976,38 @@ struct layer_estimate {
     layer_time backward{};
 };
 
+// A group of layers with its own pass times and gradient exchange (the rows of PALEO's hybrid output).
+struct step_part {
+    std::string name{};
+    seconds forward{};
+    seconds backward{};
+    seconds update{};
+    seconds sync{};
+};
+
 struct step_estimate {
     std::string model{};
     std::string device{};
     std::string_view cost_model;
-    std::int64_t batch = 0;
+    std::int64_t batch = 0;             // samples per step, all workers together
+    std::int64_t batch_per_worker = 0;
+    int workers = 1;
     element_type precision = element_type::fp32;
     seconds forward{};        // sum over layers
     seconds backward{};       // sum over layers, both gradients
     seconds update{};         // weight update
     seconds communication{};  // gradient exchange between workers (zero on one device)
-    seconds total{};          // forward + backward + update + communication
+    seconds exposed_communication{};  // the part of it not hidden behind the backward pass
+    seconds total{};          // forward + backward + update + exposed communication
+
+    double throughput() const { return static_cast<double>(batch) / total.value(); }  // samples per second
     time_bounds forward_bounds{};
     time_bounds backward_bounds{};
     std::int64_t parameters = 0;
     bytes parameter_bytes{};
     bytes activation_bytes{};  // every layer's output for the whole batch
     std::vector<layer_estimate> layers{};  // in topological order
+    std::vector<step_part> parts{};        // hybrid parallelism: data-parallel and model-parallel layers
 };
 
 namespace detail {
@@ -2011,6 +2033,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.device = dev.name;
     r.cost_model = Model::name;
     r.batch = batch;
+    r.batch_per_worker = batch;
     r.precision = opt.precision;
     r.layers.reserve(net.size());
     std::vector<seconds> fwd(net.size()), bwd(net.size());
@@ -2023,11 +2046,11 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         r.forward += fwd[v];
         r.backward += bwd[v];
     }
-    r.update = model.update(net, ctx).total();
-    r.total = r.forward + r.backward + r.update + r.communication;
+    r.parameters = model.parameters(net);
+    r.update = model.update(r.parameters, ctx).total();
+    r.total = r.forward + r.backward + r.update;
     r.forward_bounds = pass_bounds(net, fwd);
     r.backward_bounds = pass_bounds(net, bwd);
-    r.parameters = net.parameter_count();
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.precision));
     r.activation_bytes =
         bytes_of(static_cast<double>(net.activation_elements()) * static_cast<double>(batch) * element_bytes(opt.precision));
@@ -2037,6 +2060,424 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
 
 }  // namespace steptime
 // ---- end steptime/estimate.hpp ----
+// ---- begin steptime/comm/link.hpp ----
+// steptime/comm/link.hpp: a network link as bandwidth and latency (the alpha-beta model), and presets.
+
+
+
+namespace steptime {
+
+// Sending m bytes over a link takes latency + m / bandwidth (Hockney's alpha-beta model).
+struct link {
+    std::string name{};
+    bytes_per_second bandwidth{};  // per direction
+    seconds latency{};
+    std::string source{};
+
+    seconds transfer(bytes m) const { return latency + m / bandwidth; }
+};
+
+inline void validate(const link& l) {
+    if (!(l.bandwidth.value() > 0 && std::isfinite(l.bandwidth.value())))
+        throw invalid_argument("link '" + l.name + "': bandwidth is " + std::to_string(l.bandwidth.value()) +
+                               " B/s, expected a finite positive rate");
+    if (!(l.latency.value() >= 0 && std::isfinite(l.latency.value())))
+        throw invalid_argument("link '" + l.name + "': latency is " + std::to_string(l.latency.value()) +
+                               " s, expected a finite non-negative time");
+}
+
+constexpr bytes_per_second gigabits_per_second_of(double v) { return bytes_per_second_of(v * 1e9 / 8); }
+
+namespace links {
+
+template <class = void>
+const std::vector<link>& catalog() {
+    static const std::vector<link> all{
+        // PALEO's networks (paleo/device.py NETWORKS), bandwidth only: PALEO has no latency term.
+        {"paleo:aws", gigabits_per_second_of(2), {}, "PALEO NETWORKS['aws']: 2 Gb/s"},
+        {"paleo:ethernet", gigabits_per_second_of(10), {}, "PALEO NETWORKS['ethernet']: 10 Gb/s"},
+        {"paleo:ethernet20", gigabits_per_second_of(20), {}, "PALEO NETWORKS['ethernet20']: 20 Gb/s"},
+        {"paleo:infiniband", gigabits_per_second_of(70), {}, "PALEO NETWORKS['infiniband']: 70 Gb/s"},
+        {"paleo:pcie2", gigabits_per_second_of(64), {}, "PALEO NETWORKS['pcie2']: 64 Gb/s (PCIe 2.0 x16, 8 GB/s)"},
+        {"paleo:pcie3", gigabits_per_second_of(128), {}, "PALEO NETWORKS['pcie3']: 128 Gb/s (16 GB/s)"},
+        // Ethernet: IEEE 802.3 line rates; latency of a TCP/RoCE message through one switch, typical figures.
+        {"ethernet-10g", gigabits_per_second_of(10), microseconds_of(15), "IEEE 802.3ae 10 Gb/s; ~15 us one-way (TCP)"},
+        {"ethernet-25g", gigabits_per_second_of(25), microseconds_of(10), "IEEE 802.3by 25 Gb/s; ~10 us"},
+        {"ethernet-100g", gigabits_per_second_of(100), microseconds_of(5), "IEEE 802.3bj 100 Gb/s; ~5 us (RoCE)"},
+        {"ethernet-400g", gigabits_per_second_of(400), microseconds_of(3), "IEEE 802.3bs 400 Gb/s; ~3 us (RoCE)"},
+        // InfiniBand 4x links: data rates after encoding (IBTA); ~1 us MPI-level latency (vendor specs 0.6-0.7 us port to port).
+        {"ib-fdr", gigabits_per_second_of(54.54), microseconds_of(1.0), "IBTA FDR 4x: 14.0625 Gb/s x 4 x 64/66"},
+        {"ib-edr", gigabits_per_second_of(100), microseconds_of(1.0), "IBTA EDR 4x: 25.78125 Gb/s x 4 x 64/66"},
+        {"ib-hdr", gigabits_per_second_of(200), microseconds_of(1.0), "IBTA HDR 4x: 200 Gb/s"},
+        {"ib-ndr", gigabits_per_second_of(400), microseconds_of(1.0), "IBTA NDR 4x: 400 Gb/s"},
+        // PCIe x16, one direction, after 128b/130b encoding (PCI-SIG); ~1 us for a DMA round.
+        {"pcie3-x16", bytes_per_second_of(15.75e9), microseconds_of(1.0), "PCIe 3.0: 8 GT/s x 16 x 128/130"},
+        {"pcie4-x16", bytes_per_second_of(31.5e9), microseconds_of(1.0), "PCIe 4.0: 16 GT/s x 16 x 128/130"},
+        {"pcie5-x16", bytes_per_second_of(63.0e9), microseconds_of(1.0), "PCIe 5.0: 32 GT/s x 16 x 128/130"},
+        // NVLink per GPU, one direction (half the bidirectional figure NVIDIA quotes); ~2 us per NCCL step.
+        {"nvlink2", bytes_per_second_of(150e9), microseconds_of(2.0), "V100: 6 links x 25 GB/s (300 GB/s bidirectional)"},
+        {"nvlink3", bytes_per_second_of(300e9), microseconds_of(2.0), "A100: 12 links x 25 GB/s (600 GB/s bidirectional)"},
+        {"nvlink4", bytes_per_second_of(450e9), microseconds_of(2.0), "H100: 18 links x 25 GB/s (900 GB/s bidirectional)"},
+    };
+    return all;
+}
+
+template <class = void>
+const link& get(std::string_view name) {
+    for (const auto& l : catalog())
+        if (l.name == name) return l;
+    std::string names;
+    for (const auto& l : catalog()) names += (names.empty() ? "" : ", ") + l.name;
+    throw invalid_argument("unknown network '" + std::string(name) + "' (known: " + names + ")");
+}
+
+}  // namespace links
+}  // namespace steptime
+// ---- end steptime/comm/link.hpp ----
+// ---- begin steptime/comm/collectives.hpp ----
+// steptime/comm/collectives.hpp: the time of an AllReduce of a payload over workers, per algorithm.
+// Each is a plain function a simulator can call alone; the structs below wrap them behind CommModel.
+
+#include <functional>
+
+
+namespace steptime {
+namespace comm {
+
+// ceil(log2 n): the height of a binary tree, the rounds of a butterfly (paleo-model.md 7.1).
+inline int tree_height(int n) {
+    int h = 0;
+    while ((1LL << h) < n) ++h;
+    return h;
+}
+
+inline void require_workers(int n) {
+    if (n < 1) throw invalid_argument("workers is " + std::to_string(n) + ", expected at least 1");
+}
+
+// Parameter server on one master: it receives N-1 gradients and sends N-1 updates (PALEO 7.1).
+inline seconds one_to_all(bytes s, int n, const link& l) {
+    require_workers(n);
+    return 2.0 * (n - 1) * l.transfer(s);
+}
+// Reduce up a binary tree, broadcast down: 2 ceil(log2 N) steps of the whole payload (PALEO 7.1).
+inline seconds tree_all_reduce(bytes s, int n, const link& l) {
+    require_workers(n);
+    return 2.0 * tree_height(n) * l.transfer(s);
+}
+// Recursive doubling: ceil(log2 N) exchanges of the whole payload (PALEO 7.1).
+inline seconds butterfly_all_reduce(bytes s, int n, const link& l) {
+    require_workers(n);
+    return 1.0 * tree_height(n) * l.transfer(s);
+}
+// Butterfly mixing (Zhao and Canny 2013): one exchange per step; nothing to exchange alone.
+inline seconds butterfly_mixing(bytes s, int n, const link& l) {
+    require_workers(n);
+    return n == 1 ? seconds{} : l.transfer(s);
+}
+// Ring: reduce-scatter then all-gather, 2(N-1) steps of S/N each (Patarasuk and Yuan, JPDC 2009).
+inline seconds ring_all_reduce(bytes s, int n, const link& l) {
+    require_workers(n);
+    return 2.0 * (n - 1) * l.transfer(s / static_cast<double>(n));
+}
+// Hierarchical: reduce-scatter inside each node of g GPUs over the intra-node link, ring AllReduce of
+// each GPU's 1/g shard across the N/g nodes, then all-gather inside the node (as NCCL and Horovod do).
+inline seconds hierarchical_all_reduce(bytes s, int n, int gpus_per_node, const link& intra, const link& inter) {
+    require_workers(n);
+    if (gpus_per_node < 1) throw invalid_argument("gpus per node is " + std::to_string(gpus_per_node) + ", expected at least 1");
+    const int g = std::min(n, gpus_per_node);
+    const int nodes = (n + g - 1) / g;
+    const seconds in_node = 1.0 * (g - 1) * intra.transfer(s / static_cast<double>(g));
+    return 2.0 * in_node + ring_all_reduce(s / static_cast<double>(g), nodes, inter);
+}
+
+// PALEO's formulas exactly (paleo-model.md 7.1): bandwidth only, divided by ppp_comm.
+namespace paleo {
+enum class scheme { one_to_all, tree, butterfly, butterfly_mixing };
+
+inline seconds all_reduce(scheme k, bytes s, int n, bytes_per_second bw, double ppp_comm) {
+    require_workers(n);
+    const double h = tree_height(n);
+    const double steps = k == scheme::one_to_all ? 2.0 * (n - 1) : k == scheme::tree ? 2 * h : k == scheme::butterfly ? h : 1;
+    return steps * s / bw / ppp_comm;
+}
+}  // namespace paleo
+
+}  // namespace comm
+
+// What a communication model gives: the time of an AllReduce of `payload` bytes among `workers`.
+template <class M>
+concept CommModel = requires(const M& m, bytes payload, int workers) {
+    { m.all_reduce(payload, workers) } -> std::same_as<seconds>;
+    { m.name() } -> std::convertible_to<std::string>;
+};
+
+// The collectives selectable by name (CLI, configuration files).
+enum class collective { one_to_all, tree, butterfly, butterfly_mixing, ring, hierarchical };
+
+inline std::string_view to_string(collective c) {
+    switch (c) {
+        case collective::one_to_all: return "onetoall";
+        case collective::tree: return "tree";
+        case collective::butterfly: return "butterfly";
+        case collective::butterfly_mixing: return "butterfly-mixing";
+        case collective::ring: return "ring";
+        case collective::hierarchical: return "hierarchical";
+    }
+    return "tree";
+}
+
+inline collective parse_collective(std::string_view s) {
+    for (auto c : {collective::one_to_all, collective::tree, collective::butterfly, collective::butterfly_mixing,
+                   collective::ring, collective::hierarchical})
+        if (s == to_string(c)) return c;
+    throw invalid_argument("unknown collective '" + std::string(s) +
+                           "' (expected onetoall, tree, butterfly, butterfly-mixing, ring or hierarchical)");
+}
+
+// A collective over a network, with latency terms (the default) or PALEO's exact formulas.
+struct collective_model {
+    collective kind = collective::ring;
+    link network{};                 // between nodes (between all workers unless hierarchical)
+    link intra_node{};              // hierarchical only: between the GPUs of a node
+    int gpus_per_node = 8;          // hierarchical only
+    ratio ppp_comm = ratio_of(1.0);  // fraction of the link bandwidth reached
+    bool paleo_formulas = false;    // PALEO's four schemes exactly: no latency, mixing non-zero alone
+
+    std::string name() const { return std::string(to_string(kind)) + " over " + network.name; }
+
+    seconds all_reduce(bytes s, int n) const {
+        if (paleo_formulas) {
+            if (kind == collective::ring || kind == collective::hierarchical)
+                throw unsupported_operation("PALEO has no " + std::string(to_string(kind)) + " AllReduce");
+            return comm::paleo::all_reduce(static_cast<comm::paleo::scheme>(kind), s, n, network.bandwidth,
+                                           ppp_comm.value());
+        }
+        link eff = network;
+        eff.bandwidth = network.bandwidth * ppp_comm;
+        switch (kind) {
+            case collective::one_to_all: return comm::one_to_all(s, n, eff);
+            case collective::tree: return comm::tree_all_reduce(s, n, eff);
+            case collective::butterfly: return comm::butterfly_all_reduce(s, n, eff);
+            case collective::butterfly_mixing: return comm::butterfly_mixing(s, n, eff);
+            case collective::ring: return comm::ring_all_reduce(s, n, eff);
+            case collective::hierarchical: {
+                link in = intra_node;
+                in.bandwidth = intra_node.bandwidth * ppp_comm;
+                return comm::hierarchical_all_reduce(s, n, gpus_per_node, in, eff);
+            }
+        }
+        return {};
+    }
+};
+
+// Any CommModel behind one type, for simulators that choose a model from configuration at run time.
+class any_comm_model {
+public:
+    template <CommModel M>
+    any_comm_model(M m)  // NOLINT: implicit by design, like std::function
+        : name_(m.name()), all_reduce_([m = std::move(m)](bytes s, int n) { return m.all_reduce(s, n); }) {}
+
+    seconds all_reduce(bytes s, int n) const { return all_reduce_(s, n); }
+    std::string name() const { return name_; }
+
+private:
+    std::string name_;
+    std::function<seconds(bytes, int)> all_reduce_;
+};
+
+static_assert(CommModel<collective_model> && CommModel<any_comm_model>);
+
+}  // namespace steptime
+// ---- end steptime/comm/collectives.hpp ----
+// ---- begin steptime/parallel/data_parallel.hpp ----
+// steptime/parallel/data_parallel.hpp: one step on N workers that each hold a replica of the model
+// and AllReduce their gradients (paleo-model.md 7.1), optionally overlapped with the backward pass.
+
+
+
+namespace steptime {
+
+// weak: every worker keeps the batch (the global batch grows with N);
+// strong: the global batch is split, ceil(B / N) per worker (PALEO's rounding, 7.1).
+enum class scaling { weak, strong };
+
+// none: gradients are exchanged after the backward pass (PALEO);
+// backward: in buckets, as soon as a bucket's gradients are computed (PyTorch DDP, Horovod).
+enum class overlap { none, backward };
+
+inline std::string_view to_string(scaling s) { return s == scaling::weak ? "weak" : "strong"; }
+inline std::string_view to_string(overlap o) { return o == overlap::none ? "none" : "backward"; }
+
+struct data_parallel {
+    int workers = 1;
+    scaling scale = scaling::weak;
+    overlap overlap_with = overlap::none;
+    bytes bucket = bytes_of(25e6);  // PyTorch DistributedDataParallel's default bucket_cap_mb = 25
+
+    std::int64_t batch_per_worker(std::int64_t batch) const {
+        return scale == scaling::weak ? batch : (batch + workers - 1) / workers;
+    }
+};
+
+namespace detail {
+
+// Gradient buckets, filled in backward order (last layer first), each reduced when full and the link
+// is free; returns when the last reduction ends, counted from the start of the backward pass.
+template <class Net, class Comm>
+seconds bucketed_reduction_end(const Net& net, const step_estimate& e, const Comm& comm, int workers, bytes bucket,
+                               double element_bytes) {
+    seconds clock{}, link_free{};
+    bytes pending{};
+    const auto flush = [&] {
+        if (pending.value() > 0) link_free = std::max(clock, link_free) + comm.all_reduce(pending, workers);
+        pending = bytes{};
+    };
+    for (std::size_t i = e.layers.size(); i-- > 0;) {
+        clock += e.layers[i].backward.total();
+        pending += bytes_of(static_cast<double>(net[i].parameters) * element_bytes);
+        if (pending >= bucket) flush();
+    }
+    flush();
+    return std::max(clock, link_free);
+}
+
+}  // namespace detail
+
+// `opt.batch` is the per-worker batch under weak scaling and the global batch under strong scaling.
+template <class Net, class Model, class Comm>
+    requires CostModel<Model, Net> && CommModel<Comm>
+step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm,
+                       const data_parallel& dp, const estimate_options& opt = {}) {
+    if (dp.workers < 1 || dp.workers > 1'000'000)
+        throw invalid_argument("workers is " + std::to_string(dp.workers) + ", expected 1 to 1000000");
+    if (!(dp.bucket.value() > 0)) throw invalid_argument("gradient bucket size must be positive");
+    const std::int64_t batch = opt.batch == 0 ? net.native_batch : opt.batch;
+    estimate_options per_worker = opt;
+    per_worker.batch = dp.batch_per_worker(batch);
+    step_estimate r = estimate(net, dev, model, per_worker);
+    r.workers = dp.workers;
+    r.batch = dp.scale == scaling::weak ? batch * dp.workers : batch;
+    r.communication = comm.all_reduce(r.parameter_bytes, dp.workers);
+    r.exposed_communication = r.communication;
+    if (dp.overlap_with == overlap::backward && r.communication.value() > 0) {
+        const seconds end = detail::bucketed_reduction_end(net, r, comm, dp.workers, dp.bucket, element_bytes(opt.precision));
+        // Buckets pay the latency once each; never worse than exchanging everything after the pass.
+        r.exposed_communication = std::min(end - r.backward, r.communication);
+    }
+    r.total = r.forward + r.backward + r.update + r.exposed_communication;
+    detail::require_finite(r.total, "the data-parallel step time of '" + r.model + "'");
+    return r;
+}
+
+}  // namespace steptime
+// ---- end steptime/parallel/data_parallel.hpp ----
+// ---- begin steptime/parallel/hybrid.hpp ----
+// steptime/parallel/hybrid.hpp: "One weird trick" (Krizhevsky 2014): layers outside ModelParallel
+// blocks run data-parallel on K workers, split layers model-parallel across them (paleo-model.md 7.3).
+
+
+
+namespace steptime {
+
+struct hybrid_parallel {
+    int workers = 1;
+    link network{};  // between the workers: the gradient AllReduce and the model part's fetches
+    ratio ppp_comm = ratio_of(1.0);
+};
+
+namespace detail {
+
+template <class Net>
+bool is_split(const Net& net, typename Net::vertex v) {
+    return net[v].device.has_value();
+}
+
+// Elements of the input the model-parallel part gathers: the output of the first split layer's parent.
+template <class Net>
+double gathered_elements(const Net& net) {
+    for (auto v : net.vertices())
+        if (is_split(net, v))
+            for (auto p : net.parents(v)) return static_cast<double>(net[p].output.elements());
+    return 0;
+}
+
+}  // namespace detail
+
+// `opt.batch` is the per-worker batch. The result's `parts` holds PALEO's two rows (the data-parallel
+// layers with their tree AllReduce, then the model-parallel layers). With paleo_compat the step is
+// PALEO's data row + model row (PALEO prints the rows and never adds them); other models fix 7.3's
+// defects: the fetch is counted in bytes, each worker updates only its share of the split weights,
+// and the gradient AllReduce is a ring with latency.
+template <class Net, class Model>
+    requires CostModel<Model, Net>
+step_estimate estimate(const Net& net, const device& dev, Model model, const hybrid_parallel& h,
+                       const estimate_options& opt = {}) {
+    if (h.workers < 1 || h.workers > 4096)
+        throw invalid_argument("hybrid workers is " + std::to_string(h.workers) + ", expected 1 to 4096");
+    validate(h.network);
+    constexpr bool compat = std::is_same_v<Model, cost::paleo_compat>;
+    // Fetches between the workers go over the network (PALEO passes Gbps / 8 as "GB/s").
+    model.cross_device_bandwidth = h.network.bandwidth;
+    step_estimate r = estimate(net, dev, model, opt);
+    const cost_context ctx{dev, r.batch, opt.precision};
+    const double k = h.workers;
+
+    std::vector<seconds> model_fwd(net.size()), model_bwd(net.size());
+    seconds data_fwd{}, data_bwd{};
+    std::int64_t data_params = 0, split_params = 0;
+    for (auto v : net.vertices()) {
+        const auto& l = r.layers[v];
+        if (detail::is_split(net, v)) {
+            // PALEO bounds the model part with per-layer totals even when pipelining (7.3).
+            if constexpr (compat) {
+                auto serial = model;
+                serial.pipelined = false;
+                model_fwd[v] = serial.layer(net, v, pass::forward, ctx).total();
+                model_bwd[v] = serial.layer(net, v, pass::backward, ctx).total();
+            } else {
+                model_fwd[v] = l.forward.total();
+                model_bwd[v] = l.backward.total();
+            }
+            split_params += net[v].parameters;
+        } else {
+            data_fwd += l.forward.total();
+            data_bwd += l.backward.total();
+            data_params += net[v].parameters;
+        }
+    }
+    if constexpr (compat) data_params = model.parameters(net) - split_params;  // PALEO's count (conv, FC)
+
+    // The model part runs the K workers' batches one after another and pays the gather once (7.3).
+    const double gathered = detail::gathered_elements(net) * static_cast<double>(r.batch) *
+                            (compat ? 1.0 : element_bytes(opt.precision));  // PALEO: elements, not bytes
+    const seconds fetch = compat ? milliseconds_of(gathered / 1073741824.0 / (to_double(h.network.bandwidth) / 1e9) * 1e3 * (k - 1))
+                                 : bytes_of(gathered * (k - 1)) / (h.network.bandwidth * h.ppp_comm);
+    const auto scaled = [&](seconds lower) { return (lower - fetch) * k + fetch; };
+
+    collective_model sync{compat ? collective::tree : collective::ring, h.network, {}, 8, h.ppp_comm, compat};
+    const double eb = compat ? 4.0 : element_bytes(opt.precision);
+    step_part data{"data_parallel_layers", data_fwd, data_bwd, model.update(data_params, ctx).total(),
+                   sync.all_reduce(bytes_of(static_cast<double>(data_params) * eb), h.workers)};
+    const std::int64_t own_split = compat ? split_params : static_cast<std::int64_t>(split_params / k);
+    step_part split{"model_parallel_layers", scaled(pass_bounds(net, model_fwd).lower),
+                    scaled(pass_bounds(net, model_bwd).lower), model.update(own_split, ctx).total(), seconds{}};
+
+    r.workers = h.workers;
+    r.batch_per_worker = r.batch;
+    r.batch = r.batch * h.workers;
+    r.forward = data.forward + split.forward;
+    r.backward = data.backward + split.backward;
+    r.update = data.update + split.update;
+    r.communication = r.exposed_communication = data.sync;
+    r.total = r.forward + r.backward + r.update + r.communication;
+    r.parts = {data, split};
+    detail::require_finite(r.total, "the hybrid step time of '" + r.model + "'");
+    return r;
+}
+
+}  // namespace steptime
+// ---- end steptime/parallel/hybrid.hpp ----
 // ---- begin steptime/report.hpp ----
 // steptime/report.hpp: a step estimate as an aligned text table for people, or CSV for programs.
 

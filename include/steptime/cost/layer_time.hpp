@@ -48,13 +48,16 @@ struct cost_context {
     element_type precision = element_type::fp32;
 };
 
-// A cost model turns (layer, pass, device) into a layer_time and prices the weight update;
-// validate() throws invalid_argument for settings it cannot use (estimate() calls it once).
+// A cost model turns (layer, pass, device) into a layer_time, counts the trained parameters of a
+// network, and prices the weight update of a number of them; validate() throws invalid_argument for
+// settings it cannot use (estimate() calls it once).
 template <class M, class Net>
-concept CostModel = requires(const M& m, const Net& net, typename Net::vertex v, pass p, const cost_context& c) {
+concept CostModel = requires(const M& m, const Net& net, typename Net::vertex v, pass p, const cost_context& c,
+                             std::int64_t params) {
     { M::name } -> std::convertible_to<std::string_view>;
     { m.layer(net, v, p, c) } -> std::same_as<layer_time>;
-    { m.update(net, c) } -> std::same_as<layer_time>;
+    { m.parameters(net) } -> std::same_as<std::int64_t>;
+    { m.update(params, c) } -> std::same_as<layer_time>;
     m.validate();
 };
 

@@ -31,9 +31,11 @@ struct paleo {
     }
 
     // Reads and writes of weights, gradients and optimizer state in FP32 (master weights).
-    layer_time update(const network& net, const cost_context& c) const {
+    std::int64_t parameters(const network& net) const { return net.parameter_count(); }
+
+    layer_time update(std::int64_t count, const cost_context& c) const {
         const auto u = work_of(update_rule);
-        const double params = static_cast<double>(net.parameter_count());
+        const double params = static_cast<double>(count);
         return time_of({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c);
     }
 

@@ -67,7 +67,7 @@ struct paleo_compat {
     }
 
     // 4: PALEO counts the weights and biases of convolutions and inner products only (not BN's scale/shift).
-    static std::int64_t parameter_count(const network& net) {
+    static std::int64_t parameters(const network& net) {
         std::int64_t n = 0;
         for (auto v : net.vertices())
             if (std::holds_alternative<ops::conv2d>(net[v].op) || std::holds_alternative<ops::deconv2d>(net[v].op) ||
@@ -76,12 +76,12 @@ struct paleo_compat {
         return n;
     }
 
-    // 5.2: update of all S weight bytes: F = 2 (S // 4), memory 3 Mem(S); always at PPP 1.0.
-    layer_time update(const network& net, const cost_context& c) const {
+    // 5.2: update of S = 4 * params weight bytes: F = 2 (S // 4), memory 3 Mem(S); always at PPP 1.0.
+    layer_time update(std::int64_t params, const cost_context& c) const {
         paleo_compat at_one = *this;
         at_one.ppp_compute = ratio_of(1.0);
         const units u(c, at_one);
-        const double s = 4.0 * static_cast<double>(parameter_count(net));
+        const double s = 4.0 * static_cast<double>(params);
         acc a;
         a.compute(u, 2.0 * std::floor(s / 4));
         const double t = u.mem_ms(s);

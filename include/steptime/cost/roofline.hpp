@@ -44,9 +44,11 @@ struct roofline {
         return t;
     }
 
-    layer_time update(const network& net, const cost_context& c) const {
+    std::int64_t parameters(const network& net) const { return net.parameter_count(); }
+
+    layer_time update(std::int64_t count, const cost_context& c) const {
         const auto u = work_of(update_rule);
-        const double params = static_cast<double>(net.parameter_count());
+        const double params = static_cast<double>(count);
         if (params == 0) return {};
         return bound({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c);
     }
