@@ -20,5 +20,6 @@
 #include "steptime/comm/collectives.hpp"
 #include "steptime/parallel/data_parallel.hpp"
 #include "steptime/parallel/hybrid.hpp"
+#include "steptime/parallel/model_parallel.hpp"
 #include "steptime/report.hpp"
 #include "steptime/zoo/zoo.hpp"

@@ -279,7 +279,6 @@ inline nlohmann::json to_json(const device& d) {
 // steptime/io/paleo_json.hpp: reads PALEO's network description format (paleo-model.md section 6.1),
 // including Block and ModelParallel constructs and @self/@all parent suffixes.
 
-#include <map>
 
 
 // ---- begin steptime/io/read_file.hpp ----

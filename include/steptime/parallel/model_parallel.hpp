@@ -1,0 +1,31 @@
+// steptime/parallel/model_parallel.hpp: one step of a network whose layers are placed on several
+// devices (PALEO's ModelParallel blocks; paleo-model.md 7.2): layers on different devices run
+// concurrently, so each pass takes its critical path, and the devices update their own weights at once.
+#pragma once
+
+#include <map>
+
+#include "steptime/estimate.hpp"
+
+namespace steptime {
+
+struct model_parallel {};
+
+template <class Net, class Model>
+    requires CostModel<Model, Net>
+step_estimate estimate(const Net& net, const device& dev, const Model& model, model_parallel,
+                       const estimate_options& opt = {}) {
+    step_estimate r = estimate(net, dev, model, opt);
+    std::map<int, std::int64_t> params_on;  // unplaced layers sit on device 0
+    for (auto v : net.vertices()) params_on[net[v].device.value_or(0)] += net[v].parameters;
+    std::int64_t largest = 0;
+    for (const auto& [d, n] : params_on) largest = std::max(largest, n);
+    r.workers = static_cast<int>(params_on.size());
+    r.forward = r.forward_bounds.lower;
+    r.backward = r.backward_bounds.lower;
+    r.update = model.update(std::min(largest, r.parameters), {dev, r.batch, opt.precision}).total();
+    r.total = r.forward + r.backward + r.update;
+    return r;
+}
+
+}  // namespace steptime
