@@ -90,3 +90,100 @@ TEST_CASE("PALEO's hybrid parallelism, both rows (hybrid.csv, every row)") {
         }
     }
 }
+
+TEST_CASE("collectives: zero alone, monotone in payload and workers, latency-dominated for small messages") {
+    const network_link l = links::get("ib-hdr");
+    const bytes mb = bytes_of(1e6);
+    for (auto kind : {collective::one_to_all, collective::tree, collective::butterfly, collective::butterfly_mixing,
+                      collective::ring, collective::hierarchical}) {
+        const collective_model m{kind, l, links::get("nvlink3"), 8};
+        INFO(to_string(kind));
+        CHECK(m.all_reduce(mb, 1) == seconds{});  // one worker has no one to talk to
+        for (int n : {2, 3, 4, 8, 16, 64, 128}) {
+            CHECK(m.all_reduce(mb, n) > seconds{});
+            CHECK(m.all_reduce(2.0 * mb, n) >= m.all_reduce(mb, n));
+            if (kind != collective::butterfly_mixing)  // mixing exchanges once whatever N is
+                CHECK(m.all_reduce(mb, 2 * n) >= m.all_reduce(mb, n));
+            // 4 bytes: the 1 us latency terms dwarf 4 B / 25 GB/s = 0.16 ns per step.
+            const seconds tiny = m.all_reduce(bytes_of(4), n);
+            const collective_model no_latency{kind, network_link{"x", l.bandwidth, {}, ""}, network_link{"y", links::get("nvlink3").bandwidth, {}, ""}, 8};
+            CHECK(no_latency.all_reduce(bytes_of(4), n) < 0.01 * tiny);
+        }
+    }
+    // Ring: 2(N-1) steps of S/N (Patarasuk and Yuan 2009): 8 workers, 1 MB, 25 GB/s, 1 us:
+    // 14 * (1 us + 125,000 B / 25e9 B/s) = 14 * 6 us = 84 us.
+    CHECK(close(comm::ring_all_reduce(mb, 8, l).value(), 84e-6));
+    // Hierarchical, 16 GPUs as 2 nodes of 8: in-node reduce-scatter and all-gather, 7 steps each of
+    // 125 kB over NVLink3 (300 GB/s, 2 us): 2 * 7 * (2 us + 0.41667 us) = 33.833 us; across nodes a ring
+    // of 2 over the 125 kB shard: 2 * 1 * (1 us + 62,500 B / 25e9) = 2 * 3.5 us = 7 us.
+    CHECK(close(comm::hierarchical_all_reduce(mb, 16, 8, links::get("nvlink3"), l).value(),
+                2 * 7 * (2e-6 + 125e3 / 300e9) + 7e-6));
+}
+
+TEST_CASE("data parallel: overlap hides communication but never beyond max(compute, communication)") {
+    const network net = zoo::alexnet();
+    const device& dev = devices::get("v100-sxm2-16gb");
+    for (const char* name : {"ethernet-10g", "ethernet-100g", "ib-hdr", "nvlink2"}) {
+        for (int n : {2, 8, 64}) {
+            const collective_model ring{collective::ring, links::get(name)};
+            const auto plain = estimate(net, dev, cost::paleo{}, ring, {n}, {.batch = 128});
+            const auto hidden = estimate(net, dev, cost::paleo{}, ring, {n, scaling::weak, overlap::backward}, {.batch = 128});
+            INFO(name << " N=" << n);
+            const seconds compute = plain.forward + plain.backward + plain.update;
+            CHECK(plain.total == compute + plain.communication);
+            CHECK(hidden.total <= plain.total);
+            CHECK(hidden.total >= compute);
+            CHECK(hidden.total >= plain.communication);
+            CHECK(hidden.exposed_communication <= hidden.communication);
+        }
+    }
+}
+
+TEST_CASE("data parallel: one worker has no communication; weak keeps, strong splits the batch") {
+    const network net = zoo::alexnet();
+    const device& dev = devices::get("a100-sxm4-40gb");
+    const collective_model ring{collective::ring, links::get("ib-hdr")};
+    const auto one = estimate(net, dev, cost::paleo{}, ring, {1}, {.batch = 256});
+    CHECK(one.communication == seconds{});
+    CHECK(one.total == estimate(net, dev, cost::paleo{}, {.batch = 256}).total);
+    const auto weak = estimate(net, dev, cost::paleo{}, ring, {8, scaling::weak}, {.batch = 256});
+    CHECK(weak.batch == 8 * 256);
+    CHECK(weak.batch_per_worker == 256);
+    const auto strong = estimate(net, dev, cost::paleo{}, ring, {3, scaling::strong}, {.batch = 256});
+    CHECK(strong.batch == 256);
+    CHECK(strong.batch_per_worker == 86);  // ceil(256 / 3), PALEO's rounding (7.1)
+    CHECK_THROWS_AS(estimate(net, dev, cost::paleo{}, ring, {0}, {.batch = 256}), invalid_argument);
+}
+
+TEST_CASE("AlexNet on 8 K80s: the default model differs from compat only by the documented fixes") {
+    const network& net = paleo_net("alex_v2");
+    const device& k80 = devices::get("paleo:K80");
+    // Same link without latency: the tree AllReduce is PALEO's formula exactly (7.1), so what remains
+    // is the per-layer cost model (section 13: decimal units, floors, strided gradients, update PPP).
+    network_link ethernet20 = links::get("paleo:ethernet20");
+    const collective_model paleo_tree{collective::tree, ethernet20, {}, 8, ratio_of(1.0), true};
+    const collective_model tree{collective::tree, ethernet20};
+    const auto compat = estimate(net, k80, cost::paleo_compat{}, paleo_tree, {8}, {.batch = 128});
+    const auto fixed = estimate(net, k80, cost::paleo{}, tree, {8}, {.batch = 128});
+    CHECK(close(fixed.communication.value(), compat.communication.value()));
+    CHECK(close((fixed.total - fixed.communication).value(), estimate(net, k80, cost::paleo{}, {.batch = 128}).total.value()));
+    // Section 13.1: PALEO's fc6 data gradient is 25x its forward pass; the fix makes backward cheaper.
+    CHECK(fixed.backward < compat.backward);
+    // With a latency the default model adds 2 ceil(log2 8) = 6 latencies to the tree.
+    ethernet20.latency = microseconds_of(10);
+    const collective_model slow{collective::tree, ethernet20};
+    CHECK(close(estimate(net, k80, cost::paleo{}, slow, {8}, {.batch = 128}).communication.value(),
+                compat.communication.value() + 6 * 10e-6));
+}
+
+TEST_CASE("hybrid: the default model combines the two parts into one step") {
+    const network& net = paleo_net("alex_v2_4gpu");
+    const hybrid_parallel h{4, links::get("pcie3-x16")};
+    const auto e = estimate(net, devices::get("k40"), cost::paleo{}, h, {.batch = 128});
+    REQUIRE(e.parts.size() == 2);
+    CHECK(close(e.total.value(), (e.parts[0].forward + e.parts[0].backward + e.parts[0].update + e.parts[0].sync +
+                                  e.parts[1].forward + e.parts[1].backward + e.parts[1].update)
+                                     .value()));
+    CHECK(e.batch == 4 * 128);
+    CHECK(e.parts[1].sync == seconds{});
+}

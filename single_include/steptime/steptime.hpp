@@ -2062,13 +2062,14 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
 // ---- end steptime/estimate.hpp ----
 // ---- begin steptime/comm/link.hpp ----
 // steptime/comm/link.hpp: a network link as bandwidth and latency (the alpha-beta model), and presets.
+// (Named network_link, not link, which would clash with POSIX link() under using-directives.)
 
 
 
 namespace steptime {
 
 // Sending m bytes over a link takes latency + m / bandwidth (Hockney's alpha-beta model).
-struct link {
+struct network_link {
     std::string name{};
     bytes_per_second bandwidth{};  // per direction
     seconds latency{};
@@ -2077,7 +2078,7 @@ struct link {
     seconds transfer(bytes m) const { return latency + m / bandwidth; }
 };
 
-inline void validate(const link& l) {
+inline void validate(const network_link& l) {
     if (!(l.bandwidth.value() > 0 && std::isfinite(l.bandwidth.value())))
         throw invalid_argument("link '" + l.name + "': bandwidth is " + std::to_string(l.bandwidth.value()) +
                                " B/s, expected a finite positive rate");
@@ -2091,8 +2092,8 @@ constexpr bytes_per_second gigabits_per_second_of(double v) { return bytes_per_s
 namespace links {
 
 template <class = void>
-const std::vector<link>& catalog() {
-    static const std::vector<link> all{
+const std::vector<network_link>& catalog() {
+    static const std::vector<network_link> all{
         // PALEO's networks (paleo/device.py NETWORKS), bandwidth only: PALEO has no latency term.
         {"paleo:aws", gigabits_per_second_of(2), {}, "PALEO NETWORKS['aws']: 2 Gb/s"},
         {"paleo:ethernet", gigabits_per_second_of(10), {}, "PALEO NETWORKS['ethernet']: 10 Gb/s"},
@@ -2123,7 +2124,7 @@ const std::vector<link>& catalog() {
 }
 
 template <class = void>
-const link& get(std::string_view name) {
+const network_link& get(std::string_view name) {
     for (const auto& l : catalog())
         if (l.name == name) return l;
     std::string names;
@@ -2156,33 +2157,33 @@ inline void require_workers(int n) {
 }
 
 // Parameter server on one master: it receives N-1 gradients and sends N-1 updates (PALEO 7.1).
-inline seconds one_to_all(bytes s, int n, const link& l) {
+inline seconds one_to_all(bytes s, int n, const network_link& l) {
     require_workers(n);
     return 2.0 * (n - 1) * l.transfer(s);
 }
 // Reduce up a binary tree, broadcast down: 2 ceil(log2 N) steps of the whole payload (PALEO 7.1).
-inline seconds tree_all_reduce(bytes s, int n, const link& l) {
+inline seconds tree_all_reduce(bytes s, int n, const network_link& l) {
     require_workers(n);
     return 2.0 * tree_height(n) * l.transfer(s);
 }
 // Recursive doubling: ceil(log2 N) exchanges of the whole payload (PALEO 7.1).
-inline seconds butterfly_all_reduce(bytes s, int n, const link& l) {
+inline seconds butterfly_all_reduce(bytes s, int n, const network_link& l) {
     require_workers(n);
     return 1.0 * tree_height(n) * l.transfer(s);
 }
 // Butterfly mixing (Zhao and Canny 2013): one exchange per step; nothing to exchange alone.
-inline seconds butterfly_mixing(bytes s, int n, const link& l) {
+inline seconds butterfly_mixing(bytes s, int n, const network_link& l) {
     require_workers(n);
     return n == 1 ? seconds{} : l.transfer(s);
 }
 // Ring: reduce-scatter then all-gather, 2(N-1) steps of S/N each (Patarasuk and Yuan, JPDC 2009).
-inline seconds ring_all_reduce(bytes s, int n, const link& l) {
+inline seconds ring_all_reduce(bytes s, int n, const network_link& l) {
     require_workers(n);
     return 2.0 * (n - 1) * l.transfer(s / static_cast<double>(n));
 }
 // Hierarchical: reduce-scatter inside each node of g GPUs over the intra-node link, ring AllReduce of
 // each GPU's 1/g shard across the N/g nodes, then all-gather inside the node (as NCCL and Horovod do).
-inline seconds hierarchical_all_reduce(bytes s, int n, int gpus_per_node, const link& intra, const link& inter) {
+inline seconds hierarchical_all_reduce(bytes s, int n, int gpus_per_node, const network_link& intra, const network_link& inter) {
     require_workers(n);
     if (gpus_per_node < 1) throw invalid_argument("gpus per node is " + std::to_string(gpus_per_node) + ", expected at least 1");
     const int g = std::min(n, gpus_per_node);
@@ -2238,8 +2239,8 @@ inline collective parse_collective(std::string_view s) {
 // A collective over a network, with latency terms (the default) or PALEO's exact formulas.
 struct collective_model {
     collective kind = collective::ring;
-    link network{};                 // between nodes (between all workers unless hierarchical)
-    link intra_node{};              // hierarchical only: between the GPUs of a node
+    network_link network{};                 // between nodes (between all workers unless hierarchical)
+    network_link intra_node{};              // hierarchical only: between the GPUs of a node
     int gpus_per_node = 8;          // hierarchical only
     ratio ppp_comm = ratio_of(1.0);  // fraction of the link bandwidth reached
     bool paleo_formulas = false;    // PALEO's four schemes exactly: no latency, mixing non-zero alone
@@ -2253,7 +2254,7 @@ struct collective_model {
             return comm::paleo::all_reduce(static_cast<comm::paleo::scheme>(kind), s, n, network.bandwidth,
                                            ppp_comm.value());
         }
-        link eff = network;
+        network_link eff = network;
         eff.bandwidth = network.bandwidth * ppp_comm;
         switch (kind) {
             case collective::one_to_all: return comm::one_to_all(s, n, eff);
@@ -2262,7 +2263,7 @@ struct collective_model {
             case collective::butterfly_mixing: return comm::butterfly_mixing(s, n, eff);
             case collective::ring: return comm::ring_all_reduce(s, n, eff);
             case collective::hierarchical: {
-                link in = intra_node;
+                network_link in = intra_node;
                 in.bandwidth = intra_node.bandwidth * ppp_comm;
                 return comm::hierarchical_all_reduce(s, n, gpus_per_node, in, eff);
             }
@@ -2382,7 +2383,7 @@ namespace steptime {
 
 struct hybrid_parallel {
     int workers = 1;
-    link network{};  // between the workers: the gradient AllReduce and the model part's fetches
+    network_link network{};  // between the workers: the gradient AllReduce and the model part's fetches
     ratio ppp_comm = ratio_of(1.0);
 };
 

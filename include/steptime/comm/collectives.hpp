@@ -26,33 +26,33 @@ inline void require_workers(int n) {
 }
 
 // Parameter server on one master: it receives N-1 gradients and sends N-1 updates (PALEO 7.1).
-inline seconds one_to_all(bytes s, int n, const link& l) {
+inline seconds one_to_all(bytes s, int n, const network_link& l) {
     require_workers(n);
     return 2.0 * (n - 1) * l.transfer(s);
 }
 // Reduce up a binary tree, broadcast down: 2 ceil(log2 N) steps of the whole payload (PALEO 7.1).
-inline seconds tree_all_reduce(bytes s, int n, const link& l) {
+inline seconds tree_all_reduce(bytes s, int n, const network_link& l) {
     require_workers(n);
     return 2.0 * tree_height(n) * l.transfer(s);
 }
 // Recursive doubling: ceil(log2 N) exchanges of the whole payload (PALEO 7.1).
-inline seconds butterfly_all_reduce(bytes s, int n, const link& l) {
+inline seconds butterfly_all_reduce(bytes s, int n, const network_link& l) {
     require_workers(n);
     return 1.0 * tree_height(n) * l.transfer(s);
 }
 // Butterfly mixing (Zhao and Canny 2013): one exchange per step; nothing to exchange alone.
-inline seconds butterfly_mixing(bytes s, int n, const link& l) {
+inline seconds butterfly_mixing(bytes s, int n, const network_link& l) {
     require_workers(n);
     return n == 1 ? seconds{} : l.transfer(s);
 }
 // Ring: reduce-scatter then all-gather, 2(N-1) steps of S/N each (Patarasuk and Yuan, JPDC 2009).
-inline seconds ring_all_reduce(bytes s, int n, const link& l) {
+inline seconds ring_all_reduce(bytes s, int n, const network_link& l) {
     require_workers(n);
     return 2.0 * (n - 1) * l.transfer(s / static_cast<double>(n));
 }
 // Hierarchical: reduce-scatter inside each node of g GPUs over the intra-node link, ring AllReduce of
 // each GPU's 1/g shard across the N/g nodes, then all-gather inside the node (as NCCL and Horovod do).
-inline seconds hierarchical_all_reduce(bytes s, int n, int gpus_per_node, const link& intra, const link& inter) {
+inline seconds hierarchical_all_reduce(bytes s, int n, int gpus_per_node, const network_link& intra, const network_link& inter) {
     require_workers(n);
     if (gpus_per_node < 1) throw invalid_argument("gpus per node is " + std::to_string(gpus_per_node) + ", expected at least 1");
     const int g = std::min(n, gpus_per_node);
@@ -108,8 +108,8 @@ inline collective parse_collective(std::string_view s) {
 // A collective over a network, with latency terms (the default) or PALEO's exact formulas.
 struct collective_model {
     collective kind = collective::ring;
-    link network{};                 // between nodes (between all workers unless hierarchical)
-    link intra_node{};              // hierarchical only: between the GPUs of a node
+    network_link network{};                 // between nodes (between all workers unless hierarchical)
+    network_link intra_node{};              // hierarchical only: between the GPUs of a node
     int gpus_per_node = 8;          // hierarchical only
     ratio ppp_comm = ratio_of(1.0);  // fraction of the link bandwidth reached
     bool paleo_formulas = false;    // PALEO's four schemes exactly: no latency, mixing non-zero alone
@@ -123,7 +123,7 @@ struct collective_model {
             return comm::paleo::all_reduce(static_cast<comm::paleo::scheme>(kind), s, n, network.bandwidth,
                                            ppp_comm.value());
         }
-        link eff = network;
+        network_link eff = network;
         eff.bandwidth = network.bandwidth * ppp_comm;
         switch (kind) {
             case collective::one_to_all: return comm::one_to_all(s, n, eff);
@@ -132,7 +132,7 @@ struct collective_model {
             case collective::butterfly_mixing: return comm::butterfly_mixing(s, n, eff);
             case collective::ring: return comm::ring_all_reduce(s, n, eff);
             case collective::hierarchical: {
-                link in = intra_node;
+                network_link in = intra_node;
                 in.bandwidth = intra_node.bandwidth * ppp_comm;
                 return comm::hierarchical_all_reduce(s, n, gpus_per_node, in, eff);
             }

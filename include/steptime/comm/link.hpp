@@ -1,4 +1,5 @@
 // steptime/comm/link.hpp: a network link as bandwidth and latency (the alpha-beta model), and presets.
+// (Named network_link, not link, which would clash with POSIX link() under using-directives.)
 #pragma once
 
 #include <cmath>
@@ -12,7 +13,7 @@
 namespace steptime {
 
 // Sending m bytes over a link takes latency + m / bandwidth (Hockney's alpha-beta model).
-struct link {
+struct network_link {
     std::string name{};
     bytes_per_second bandwidth{};  // per direction
     seconds latency{};
@@ -21,7 +22,7 @@ struct link {
     seconds transfer(bytes m) const { return latency + m / bandwidth; }
 };
 
-inline void validate(const link& l) {
+inline void validate(const network_link& l) {
     if (!(l.bandwidth.value() > 0 && std::isfinite(l.bandwidth.value())))
         throw invalid_argument("link '" + l.name + "': bandwidth is " + std::to_string(l.bandwidth.value()) +
                                " B/s, expected a finite positive rate");
@@ -35,8 +36,8 @@ constexpr bytes_per_second gigabits_per_second_of(double v) { return bytes_per_s
 namespace links {
 
 template <class = void>
-const std::vector<link>& catalog() {
-    static const std::vector<link> all{
+const std::vector<network_link>& catalog() {
+    static const std::vector<network_link> all{
         // PALEO's networks (paleo/device.py NETWORKS), bandwidth only: PALEO has no latency term.
         {"paleo:aws", gigabits_per_second_of(2), {}, "PALEO NETWORKS['aws']: 2 Gb/s"},
         {"paleo:ethernet", gigabits_per_second_of(10), {}, "PALEO NETWORKS['ethernet']: 10 Gb/s"},
@@ -67,7 +68,7 @@ const std::vector<link>& catalog() {
 }
 
 template <class = void>
-const link& get(std::string_view name) {
+const network_link& get(std::string_view name) {
     for (const auto& l : catalog())
         if (l.name == name) return l;
     std::string names;

@@ -11,7 +11,7 @@ namespace steptime {
 
 struct hybrid_parallel {
     int workers = 1;
-    link network{};  // between the workers: the gradient AllReduce and the model part's fetches
+    network_link network{};  // between the workers: the gradient AllReduce and the model part's fetches
     ratio ppp_comm = ratio_of(1.0);
 };
 

@@ -1,0 +1,30 @@
+// Strict parsing of command-line values: quantities with units, integers, comma lists.
+// Every failure throws steptime::invalid_argument with a message that names the option and the text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <steptime/units.hpp>
+
+namespace steptime::cli {
+
+// "25Gbps", "12.5 GB/s": bits per second (Tbps, Gbps, Mbps, kbps, or Tb/s, Gb/s, ...), bytes per second
+// (TB/s, GB/s, MB/s, kB/s, or TBps, GBps, ...; decimal) or binary bytes per second (GiB/s, MiB/s).
+bytes_per_second parse_bandwidth(std::string_view text, std::string_view option = "--bandwidth");
+
+// "5us", "1.5 ms", "0": s, ms, us (or µs), ns. Zero may go without a unit.
+seconds parse_latency(std::string_view text, std::string_view option = "--latency");
+
+// A decimal integer in [lo, hi]: digits only, no sign, no exponent.
+std::int64_t parse_integer(std::string_view text, std::string_view option, std::int64_t lo, std::int64_t hi);
+
+// "a,b,c" into its items, spaces around items dropped; an empty list or item is an error.
+std::vector<std::string> split_list(std::string_view text, std::string_view option);
+
+std::vector<std::int64_t> parse_integer_list(std::string_view text, std::string_view option, std::int64_t lo,
+                                             std::int64_t hi);
+
+}  // namespace steptime::cli

@@ -1,0 +1,259 @@
+#include "plan.hpp"
+
+#include <cstdio>
+#include <algorithm>
+#include <filesystem>
+#include <type_traits>
+
+#include <steptime/io.hpp>
+
+#include "parse.hpp"
+
+namespace steptime::cli {
+namespace {
+
+constexpr int max_workers = 1'000'000;  // data_parallel's own limit
+
+network load_model(const std::string& m) {
+    if (const auto* z = zoo::find(m)) return z->build({});
+    if (std::filesystem::exists(m)) return io::load_paleo_json(m);
+    std::string names;
+    for (const auto& z : zoo::catalog()) names += (names.empty() ? "" : ", ") + std::string(z.name);
+    throw invalid_argument("unknown model '" + m + "': not in the zoo (" + names + ") and no such PALEO JSON file");
+}
+
+device load_device(const std::string& d) {
+    if (const auto* dev = devices::find(d)) return *dev;
+    if (std::filesystem::exists(d)) return io::load_device(d);
+    return devices::get(d);  // throws invalid_device naming close catalog entries
+}
+
+link load_link(const std::string& name, std::string_view option) {
+    try {
+        return links::get(name);
+    } catch (const invalid_argument& e) {
+        throw invalid_argument(std::string(option) + ": " + e.what());
+    }
+}
+
+// The items of a grid axis: a comma list in `sweep`, exactly one value in `predict`.
+std::vector<std::string> items(const std::string& text, std::string_view option, bool lists) {
+    if (!lists && text.find(',') != std::string::npos)
+        throw invalid_argument(std::string(option) + " '" + text + "': predict takes one value (steptime sweep takes lists)");
+    return lists ? split_list(text, option) : std::vector<std::string>{text};
+}
+
+any_cost make_cost(const options& o) {
+    const auto r = [](std::optional<double> v) { return ratio_of(v.value_or(1.0)); };
+    std::optional<bytes_per_second> cross;
+    if (o.cross_gbps) cross = bytes_per_second_of(*o.cross_gbps * 1e9);
+    if (o.cost_model == "paleo-compat") {
+        if (o.ppp_memory)
+            throw invalid_argument("--ppp-memory: paleo-compat has no memory PPP (PALEO's ppp_comp scales memory too)");
+        return cost::paleo_compat{r(o.ppp_compute), r(o.ppp_comm), cross, o.pipelined};
+    }
+    if (o.pipelined) throw invalid_argument("--use-pipeline is PALEO's option: use it with --cost-model paleo-compat");
+    if (o.cost_model == "roofline") {
+        cost::roofline m;
+        m.ppp_compute = r(o.ppp_compute), m.ppp_memory = r(o.ppp_memory), m.ppp_comm = r(o.ppp_comm);
+        m.cross_device_bandwidth = cross;
+        return m;
+    }
+    cost::paleo m;
+    m.ppp_compute = r(o.ppp_compute), m.ppp_memory = r(o.ppp_memory), m.ppp_comm = r(o.ppp_comm);
+    m.cross_device_bandwidth = cross;
+    return m;
+}
+
+std::vector<collective> make_comms(const options& o, parallelism par, bool compat, bool lists) {
+    if (par != parallelism::data) {
+        if (!o.comms.empty())
+            throw invalid_argument("--comm: " + std::string(to_string(par)) +
+                                   " parallelism has no choice of collective (hybrid: tree AllReduce with "
+                                   "paleo-compat, ring otherwise)");
+        return {compat ? collective::tree : collective::ring};
+    }
+    if (o.comms.empty()) return {compat ? collective::tree : collective::ring};
+    std::vector<collective> comms;
+    for (const auto& name : items(o.comms, "--comm", lists)) {
+        collective c{};
+        try {
+            c = parse_collective(name);
+        } catch (const invalid_argument& e) {
+            throw invalid_argument(std::string("--comm: ") + e.what());
+        }
+        if (compat && (c == collective::ring || c == collective::hierarchical))
+            throw invalid_argument("--comm " + name + ": PALEO has no " + name +
+                                   " AllReduce; with --cost-model paleo-compat use onetoall, tree, butterfly or "
+                                   "butterfly-mixing");
+        comms.push_back(c);
+    }
+    return comms;
+}
+
+std::vector<link> make_networks(const options& o, parallelism par, bool compat, bool lists) {
+    if (par == parallelism::model && (!o.networks.empty() || o.bandwidth || o.latency))
+        throw invalid_argument("--network: model parallelism has no network between workers; the bandwidth between "
+                               "its devices is --cross-device-gbps");
+    if (o.latency && !o.bandwidth)
+        throw invalid_argument("--latency needs --bandwidth (a preset --network has its own latency)");
+    if (o.bandwidth) {
+        if (!o.networks.empty()) throw invalid_argument("give --network or --bandwidth, not both");
+        link l{*o.bandwidth, parse_bandwidth(*o.bandwidth), {}, "--bandwidth/--latency"};
+        if (o.latency) {
+            l.latency = parse_latency(*o.latency);
+            l.name += "+" + *o.latency;
+            if (compat && l.latency.value() > 0)
+                throw invalid_argument("--latency: paleo-compat uses PALEO's formulas, which have no latency term");
+        }
+        return {l};
+    }
+    if (o.networks.empty()) return {load_link(compat ? "paleo:ethernet20" : "ethernet-100g", "--network")};
+    std::vector<link> nets;
+    for (const auto& name : items(o.networks, "--network", lists)) nets.push_back(load_link(name, "--network"));
+    return nets;
+}
+
+}  // namespace
+
+std::string_view to_string(parallelism p) {
+    return p == parallelism::data ? "data" : p == parallelism::model ? "model" : "hybrid";
+}
+
+void add_options(CLI::App& cmd, options& o, bool lists) {
+    const std::string many = lists ? "comma list of " : "";
+    cmd.add_option("--model,-m", o.model, "zoo name or PALEO JSON file")->required();
+    cmd.add_option("--device,-d", o.devices, many + "catalog name or device JSON file")->required();
+    cmd.add_option("--batch,-b", o.batches,
+                   many + "samples per step (default: the model's own batch); per worker under weak scaling, "
+                          "split among the workers under strong scaling");
+    cmd.add_option("--workers,-w", o.workers, many + "workers (GPUs), 1 to 1000000 (default 1)");
+    cmd.add_option("--parallelism", o.parallelism, lists ? "data (default) or hybrid" : "data (default), model or hybrid")
+        ->check(CLI::IsMember(lists ? std::vector<std::string>{"data", "hybrid"}
+                                    : std::vector<std::string>{"data", "model", "hybrid"}));
+    cmd.add_option("--scaling", o.scaling, "weak (default: the batch is per worker) or strong (the batch is split)")
+        ->check(CLI::IsMember({"weak", "strong"}));
+    cmd.add_option("--comm", o.comms,
+                   many + "onetoall, tree, butterfly, butterfly-mixing, ring or hierarchical (default ring; with "
+                          "paleo-compat tree, and only PALEO's four)");
+    cmd.add_option("--network", o.networks,
+                   many + "link between workers: a preset (ethernet-100g by default, paleo:ethernet20 with paleo-compat)");
+    cmd.add_option("--bandwidth", o.bandwidth, "a link of this bandwidth instead of a preset, e.g. 25Gbps or 12.5GB/s");
+    cmd.add_option("--latency", o.latency, "the latency of the --bandwidth link, e.g. 5us (default 0)");
+    cmd.add_option("--intra-network", o.intra_network, "hierarchical: link between the GPUs of a node (default nvlink3)");
+    cmd.add_option("--gpus-per-node", o.gpus_per_node, "hierarchical: GPUs per node (default 8)");
+    cmd.add_option("--overlap", o.overlap, "none (default) or backward (gradients exchanged in buckets during the backward pass)")
+        ->check(CLI::IsMember({"none", "backward"}));
+    cmd.add_option("--cost-model", o.cost_model, "paleo (default), paleo-compat or roofline")
+        ->check(CLI::IsMember({"paleo", "paleo-compat", "roofline"}));
+    const auto ppp = CLI::Range(0.0, 1.0) & CLI::Validator([](std::string& s) {
+                         return std::stod(s) > 0 ? std::string{} : std::string("PPP must be in (0, 1]");
+                     }, "", "positive");
+    cmd.add_option("--ppp-compute", o.ppp_compute, "fraction of peak FLOP/s reached (PALEO's ppp_comp)")->check(ppp);
+    cmd.add_option("--ppp-memory", o.ppp_memory, "fraction of peak memory bandwidth reached")->check(ppp);
+    cmd.add_option("--ppp-comm", o.ppp_comm, "fraction of link bandwidth reached (PALEO's ppp_comm)")->check(ppp);
+    cmd.add_option("--cross-device-gbps", o.cross_gbps, "bandwidth between model-parallel devices, GB/s")
+        ->check(CLI::PositiveNumber);
+    cmd.add_flag("--use-pipeline", o.pipelined, "paleo-compat: a layer costs max(compute, memory) (PALEO's --use_pipeline)");
+    cmd.add_option("--precision", o.precision, "fp32, tf32, fp16 or bf16")->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+}
+
+plan make_plan(const options& o, bool lists) {
+    const auto precision = parse_element_type(o.precision);
+    if (!precision) throw invalid_argument("unknown precision '" + o.precision + "'");
+    const parallelism par = o.parallelism == "model" ? parallelism::model
+                            : o.parallelism == "hybrid" ? parallelism::hybrid
+                                                        : parallelism::data;
+    const scaling scale = o.scaling == "strong" ? scaling::strong : scaling::weak;
+    const overlap ov = o.overlap == "backward" ? overlap::backward : overlap::none;
+    const bool compat = o.cost_model == "paleo-compat";
+    any_cost cost = make_cost(o);
+
+    if (par != parallelism::data && scale == scaling::strong)
+        throw invalid_argument("--scaling strong: " + std::string(to_string(par)) +
+                               " parallelism takes the batch per worker (weak scaling only)");
+    if (ov == overlap::backward && (par != parallelism::data || compat))
+        throw invalid_argument(std::string("--overlap backward: ") +
+                               (compat ? "PALEO never overlaps communication with computation (paleo-compat)"
+                                       : "only data parallelism overlaps its gradient exchange"));
+    if (par == parallelism::hybrid && o.cross_gbps)
+        throw invalid_argument("--cross-device-gbps: hybrid parallelism fetches over the --network link");
+
+    std::vector<int> workers;
+    for (const auto& w : items(o.workers.empty() ? "1" : o.workers, "--workers", lists))
+        workers.push_back(static_cast<int>(parse_integer(w, "--workers", 1, max_workers)));
+    if (par == parallelism::model && (workers.size() != 1 || workers[0] != 1))
+        throw invalid_argument("--workers: model parallelism takes its devices from the network's ModelParallel "
+                               "blocks; leave --workers out");
+
+    std::vector<std::int64_t> batches;
+    if (o.batches.empty()) batches = {0};
+    for (const auto& b : o.batches.empty() ? std::vector<std::string>{} : items(o.batches, "--batch", lists))
+        batches.push_back(parse_integer(b, "--batch", 1, max_batch));
+
+    std::vector<collective> comms = make_comms(o, par, compat, lists);
+    const bool hierarchical = std::find(comms.begin(), comms.end(), collective::hierarchical) != comms.end();
+    if (!hierarchical && (o.intra_network || o.gpus_per_node))
+        throw invalid_argument(std::string(o.intra_network ? "--intra-network" : "--gpus-per-node") +
+                               " applies to --comm hierarchical only");
+    std::vector<link> networks = make_networks(o, par, compat, lists);
+
+    std::vector<device> devs;
+    for (const auto& d : items(o.devices, "--device", lists)) devs.push_back(load_device(d));
+
+    plan p{load_model(o.model), std::move(devs), std::move(batches), std::move(workers), std::move(comms),
+           std::move(networks), std::move(cost)};
+    p.precision = *precision;
+    p.parallel = par;
+    p.scale = scale;
+    p.overlap_with = ov;
+    p.compat = compat;
+    p.ppp_comm = ratio_of(o.ppp_comm.value_or(1.0));
+    if (hierarchical) {
+        p.intra_node = load_link(o.intra_network.value_or("nvlink3"), "--intra-network");
+        if (o.gpus_per_node)
+            p.gpus_per_node = static_cast<int>(parse_integer(*o.gpus_per_node, "--gpus-per-node", 1, max_workers));
+    }
+    return p;
+}
+
+std::string_view plan::cost_name() const {
+    return std::visit([](const auto& m) { return std::remove_cvref_t<decltype(m)>::name; }, cost);
+}
+
+collective_model plan::comm_model(collective c, const link& network) const {
+    return {c, network, intra_node, gpus_per_node, ppp_comm, compat};
+}
+
+step_estimate plan::run(const device& dev, const collective_model& comm, int workers, std::int64_t batch) const {
+    const estimate_options opt{batch, precision};
+    if (parallel == parallelism::data && scale == scaling::strong) {
+        const std::int64_t b = batch == 0 ? net.native_batch : batch;
+        if (b < workers)
+            throw invalid_argument("--scaling strong splits the batch: " + std::to_string(b) + " samples cannot be shared by " +
+                                   std::to_string(workers) + " workers (give --batch " + std::to_string(workers) +
+                                   " or more)");
+    }
+    return std::visit(
+        [&](const auto& model) -> step_estimate {
+            switch (parallel) {
+                case parallelism::model: return estimate(net, dev, model, model_parallel{}, opt);
+                case parallelism::hybrid:
+                    return estimate(net, dev, model, hybrid_parallel{workers, comm.network, ppp_comm}, opt);
+                case parallelism::data: break;
+            }
+            return estimate(net, dev, model, comm, data_parallel{workers, scale, overlap_with}, opt);
+        },
+        cost);
+}
+
+std::string describe(const link& l, bool paleo_formulas) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%g Gb/s", to_double(l.bandwidth) * 8 / 1e9);
+    std::string s = buf;
+    if (paleo_formulas) return s + ", no latency term (PALEO's formulas)";
+    std::snprintf(buf, sizeof buf, ", %g us latency", to_double(l.latency) * 1e6);
+    return s + buf;
+}
+
+}  // namespace steptime::cli

@@ -1,0 +1,64 @@
+// The options `predict` and `sweep` share, and what they resolve to: a network loaded once, devices,
+// links, collectives and a cost model, checked together before any estimate runs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <steptime/steptime.hpp>
+
+namespace steptime::cli {
+
+// What was typed. In `sweep` the devices, batches, workers, comms and networks are comma lists.
+struct options {
+    std::string model, devices, batches, workers, comms, networks;
+    std::optional<std::string> bandwidth, latency, intra_network, gpus_per_node;
+    std::string cost_model = "paleo", precision = "fp32", parallelism = "data", scaling = "weak", overlap = "none";
+    std::optional<double> ppp_compute, ppp_memory, ppp_comm, cross_gbps;
+    bool pipelined = false;
+    std::string format = "table";
+};
+
+// Registers the shared options on `cmd`; `lists` words the help of the grid axes for `sweep`.
+void add_options(CLI::App& cmd, options& o, bool lists);
+
+using any_cost = std::variant<cost::paleo, cost::paleo_compat, cost::roofline>;
+
+enum class parallelism { data, model, hybrid };
+
+std::string_view to_string(parallelism p);
+
+// The options resolved and checked together. The grid axes hold one value each in `predict`.
+struct plan {
+    network net;
+    std::vector<device> devices;
+    std::vector<std::int64_t> batches;  // 0: the model's own batch
+    std::vector<int> workers;
+    std::vector<collective> comms;      // hybrid: the one the library uses (tree in compat, else ring)
+    std::vector<link> networks;
+    any_cost cost;
+    element_type precision = element_type::fp32;
+    parallelism parallel = parallelism::data;
+    scaling scale = scaling::weak;
+    overlap overlap_with = overlap::none;
+    link intra_node{};
+    int gpus_per_node = 8;
+    ratio ppp_comm = ratio_of(1.0);
+    bool compat = false;
+
+    std::string_view cost_name() const;
+    collective_model comm_model(collective c, const link& network) const;
+    // One step of `workers` workers; `batch` is per worker (weak scaling, hybrid) or global (strong).
+    step_estimate run(const device& dev, const collective_model& comm, int workers, std::int64_t batch) const;
+};
+
+plan make_plan(const options& o, bool lists);
+
+// "20 Gb/s, 5 us latency" (or "no latency term" for PALEO's formulas).
+std::string describe(const link& l, bool paleo_formulas);
+
+}  // namespace steptime::cli

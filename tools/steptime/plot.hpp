@@ -1,0 +1,24 @@
+// Scaling curves drawn by gnuplot, run as a child process with its script on stdin.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace steptime::cli {
+
+struct curve {
+    std::string label;
+    std::vector<std::pair<double, double>> points;  // (workers, speedup)
+};
+
+// Throws "--plot needs gnuplot (Debian package gnuplot-nox)" when no gnuplot is on the PATH.
+void require_gnuplot();
+
+// The gnuplot script that draws speedup against workers (log2 axes), with the ideal line y = x.
+std::string speedup_script(const std::string& svg_file, const std::string& title, const std::vector<curve>& curves);
+
+// Runs gnuplot on the script; throws when it fails.
+void run_gnuplot(const std::string& script, const std::string& svg_file);
+
+}  // namespace steptime::cli
