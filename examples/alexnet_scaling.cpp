@@ -98,9 +98,9 @@ int main() {
 
     // 1. PALEO-compatible: PALEO's K80 (the whole dual-GPU board), 20 Gb/s without latency, its formulas,
     //    step = time_comp + comm (paleo-model.md 7.1).
-    std::cout << "== AlexNet (PALEO's alex_v2) data-parallel, PALEO-compatible: paleo-compat cost model, PPP 0.62 compute / "
-                 "1.0 comm,\n   paleo:K80 (whole board) over paleo:ethernet20 (20 Gb/s, no latency), PALEO's formulas, "
-                 "no overlap\n";
+    std::cout << "== 1. AlexNet (PALEO's alex_v2) data-parallel, PALEO-compatible\n"
+                 "   paleo-compat cost model, PPP 0.62 compute / 1.0 comm; paleo:K80 (the whole dual-GPU board per\n"
+                 "   worker) over paleo:ethernet20 (20 Gb/s, no latency); PALEO's formulas; step = compute + comm\n";
     const cost::paleo_compat compat{ratio_of(0.62), ratio_of(1.0), {}, false};
     std::vector<scheme> compat_schemes;
     for (const auto& [label, kind] : paleo_schemes)
@@ -112,9 +112,9 @@ int main() {
 
     // 2. The default model: one K80 die per worker, a 20 Gb/s link with a latency, ring AllReduce, and the
     //    ring's buckets (25 MB, PyTorch DDP's default) overlapped with the backward pass.
-    std::cout << "\n\n== AlexNet (PALEO's alex_v2) data-parallel, default model: paleo cost model, PPP 0.62 compute and "
-                 "memory / 1.0 comm,\n   k80 (one GK210 die per worker) over ethernet-20g (20 Gb/s, 10 us latency), "
-                 "ring+overlap = 25 MB buckets overlapped with backward\n";
+    std::cout << "\n\n== 2. AlexNet (PALEO's alex_v2) data-parallel, default model\n"
+                 "   paleo cost model, PPP 0.62 compute and memory / 1.0 comm; k80 (one GK210 die per worker) over\n"
+                 "   ethernet-20g (20 Gb/s, 10 us latency); ring+overlap: 25 MB buckets reduced during the backward pass\n";
     cost::paleo fixed_model;
     fixed_model.ppp_compute = ratio_of(0.62);
     fixed_model.ppp_memory = ratio_of(0.62);

@@ -12,6 +12,30 @@
 #include "steptime/comm/link.hpp"
 
 namespace steptime {
+
+// The collectives selectable by name (CLI, configuration files).
+enum class collective { one_to_all, tree, butterfly, butterfly_mixing, ring, hierarchical };
+
+inline std::string_view to_string(collective c) {
+    switch (c) {
+        case collective::one_to_all: return "onetoall";
+        case collective::tree: return "tree";
+        case collective::butterfly: return "butterfly";
+        case collective::butterfly_mixing: return "butterfly-mixing";
+        case collective::ring: return "ring";
+        case collective::hierarchical: return "hierarchical";
+    }
+    return "tree";
+}
+
+inline collective parse_collective(std::string_view s) {
+    for (auto c : {collective::one_to_all, collective::tree, collective::butterfly, collective::butterfly_mixing,
+                   collective::ring, collective::hierarchical})
+        if (s == to_string(c)) return c;
+    throw invalid_argument("unknown collective '" + std::string(s) +
+                           "' (expected onetoall, tree, butterfly, butterfly-mixing, ring or hierarchical)");
+}
+
 namespace comm {
 
 // ceil(log2 n): the height of a binary tree, the rounds of a butterfly (paleo-model.md 7.1).
@@ -63,12 +87,19 @@ inline seconds hierarchical_all_reduce(bytes s, int n, int gpus_per_node, const 
 
 // PALEO's formulas exactly (paleo-model.md 7.1): bandwidth only, divided by ppp_comm.
 namespace paleo {
-enum class scheme { one_to_all, tree, butterfly, butterfly_mixing };
-
-inline seconds all_reduce(scheme k, bytes s, int n, bytes_per_second bw, double ppp_comm) {
+inline seconds all_reduce(collective k, bytes s, int n, bytes_per_second bw, double ppp_comm) {
     require_workers(n);
     const double h = tree_height(n);
-    const double steps = k == scheme::one_to_all ? 2.0 * (n - 1) : k == scheme::tree ? 2 * h : k == scheme::butterfly ? h : 1;
+    double steps = 1;  // butterfly mixing: one exchange, even alone (PALEO's quirk)
+    switch (k) {
+        case collective::one_to_all: steps = 2.0 * (n - 1); break;
+        case collective::tree: steps = 2 * h; break;
+        case collective::butterfly: steps = h; break;
+        case collective::butterfly_mixing: break;
+        case collective::ring:
+        case collective::hierarchical:
+            throw unsupported_operation("PALEO has no " + std::string(to_string(k)) + " AllReduce");
+    }
     return steps * s / bw / ppp_comm;
 }
 }  // namespace paleo
@@ -82,29 +113,6 @@ concept CommModel = requires(const M& m, bytes payload, int workers) {
     { m.name() } -> std::convertible_to<std::string>;
 };
 
-// The collectives selectable by name (CLI, configuration files).
-enum class collective { one_to_all, tree, butterfly, butterfly_mixing, ring, hierarchical };
-
-inline std::string_view to_string(collective c) {
-    switch (c) {
-        case collective::one_to_all: return "onetoall";
-        case collective::tree: return "tree";
-        case collective::butterfly: return "butterfly";
-        case collective::butterfly_mixing: return "butterfly-mixing";
-        case collective::ring: return "ring";
-        case collective::hierarchical: return "hierarchical";
-    }
-    return "tree";
-}
-
-inline collective parse_collective(std::string_view s) {
-    for (auto c : {collective::one_to_all, collective::tree, collective::butterfly, collective::butterfly_mixing,
-                   collective::ring, collective::hierarchical})
-        if (s == to_string(c)) return c;
-    throw invalid_argument("unknown collective '" + std::string(s) +
-                           "' (expected onetoall, tree, butterfly, butterfly-mixing, ring or hierarchical)");
-}
-
 // A collective over a network, with latency terms (the default) or PALEO's exact formulas.
 struct collective_model {
     collective kind = collective::ring;
@@ -117,12 +125,7 @@ struct collective_model {
     std::string name() const { return std::string(to_string(kind)) + " over " + network.name; }
 
     seconds all_reduce(bytes s, int n) const {
-        if (paleo_formulas) {
-            if (kind == collective::ring || kind == collective::hierarchical)
-                throw unsupported_operation("PALEO has no " + std::string(to_string(kind)) + " AllReduce");
-            return comm::paleo::all_reduce(static_cast<comm::paleo::scheme>(kind), s, n, network.bandwidth,
-                                           ppp_comm.value());
-        }
+        if (paleo_formulas) return comm::paleo::all_reduce(kind, s, n, network.bandwidth, ppp_comm.value());
         network_link eff = network;
         eff.bandwidth = network.bandwidth * ppp_comm;
         switch (kind) {
