@@ -1,70 +1,96 @@
 // steptime: the command-line face of the library (a thin layer over it).
-#include <filesystem>
+//   main.cpp   the subcommands, `predict`'s output
+//   plan.cpp   the options predict and sweep share, resolved and checked together
+//   sweep.cpp  `sweep`: the grid, its table and CSV, its plot
+//   plot.cpp   gnuplot as a child process
+//   parse.cpp  strict parsing of quantities with units, integers and lists
 #include <iostream>
-#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 #include <steptime/io.hpp>
 
+#include "plan.hpp"
+#include "sweep.hpp"
+
 namespace {
 
 using namespace steptime;
+using namespace steptime::cli;
 
-network load_model(const std::string& m) {
-    if (const auto* z = zoo::find(m)) return z->build({});
-    if (std::filesystem::exists(m)) return io::load_paleo_json(m);
-    std::string names;
-    for (const auto& z : zoo::catalog()) names += (names.empty() ? "" : ", ") + std::string(z.name);
-    throw invalid_argument("unknown model '" + m + "': not in the zoo (" + names + ") and no such PALEO JSON file");
-}
-
-device load_device(const std::string& d) {
-    if (const auto* dev = devices::find(d)) return *dev;
-    if (std::filesystem::exists(d)) return io::load_device(d);
-    return devices::get(d);  // throws invalid_device naming close catalog entries
-}
-
-struct predict_args {
-    std::string model, device, cost_model = "paleo", precision = "fp32", format = "table";
-    std::int64_t batch = 0;
-    bool pipelined = false;
-    std::optional<double> ppp_compute, ppp_memory, ppp_comm, cross_gbps;
-};
-
-template <class Model>
-void print(const network& net, const device& dev, const Model& m, const predict_args& a, element_type precision) {
-    const auto e = estimate(net, dev, m, {.batch = a.batch, .precision = precision});
-    if (a.format == "json") std::cout << io::to_json(e).dump(2) << "\n";
-    else if (a.format == "csv") write_csv(std::cout, e);
-    else write_table(std::cout, e);
-}
-
-void predict(const predict_args& a) {
-    const network net = load_model(a.model);
-    const device dev = load_device(a.device);
-    const auto precision = parse_element_type(a.precision);
-    if (!precision) throw invalid_argument("unknown precision '" + a.precision + "'");
-    const auto r = [](std::optional<double> v) { return ratio_of(v.value_or(1.0)); };
-    std::optional<bytes_per_second> cross;
-    if (a.cross_gbps) cross = bytes_per_second_of(*a.cross_gbps * 1e9);
-    if (a.cost_model == "paleo-compat") {
-        if (a.ppp_memory)
-            throw invalid_argument("--ppp-memory: paleo-compat has no memory PPP (PALEO's ppp_comp scales memory too)");
-        print(net, dev, cost::paleo_compat{r(a.ppp_compute), r(a.ppp_comm), cross, a.pipelined}, a, *precision);
-    } else if (a.pipelined) {
-        throw invalid_argument("--use-pipeline is PALEO's option: use it with --cost-model paleo-compat");
-    } else if (a.cost_model == "roofline") {
-        cost::roofline m;
-        m.ppp_compute = r(a.ppp_compute), m.ppp_memory = r(a.ppp_memory), m.ppp_comm = r(a.ppp_comm);
-        m.cross_device_bandwidth = cross;
-        print(net, dev, m, a, *precision);
-    } else {
-        cost::paleo m;
-        m.ppp_compute = r(a.ppp_compute), m.ppp_memory = r(a.ppp_memory), m.ppp_comm = r(a.ppp_comm);
-        m.cross_device_bandwidth = cross;
-        print(net, dev, m, a, *precision);
+// JSON: the estimate, with how it was parallelized inserted before the parts and layers.
+nlohmann::ordered_json to_json(const plan& p, const step_estimate& e) {
+    nlohmann::ordered_json setup;
+    setup["parallelism"] = to_string(p.parallel);
+    if (p.parallel != parallelism::model) {
+        setup["scaling"] = to_string(p.scale);
+        setup["collective"] = to_string(p.comms.front());
+        setup["network"] = p.networks.front().name;
+        setup["network_bandwidth_Bps"] = to_double(p.networks.front().bandwidth);
+        setup["network_latency_s"] = p.compat ? 0.0 : to_double(p.networks.front().latency);
+        setup["overlap"] = to_string(p.overlap_with);
     }
+    nlohmann::ordered_json out;
+    for (const auto& [key, value] : io::to_json(e).items()) {
+        if (key == "parts" || key == "layers")
+            for (const auto& [k, v] : setup.items()) out[k] = v;
+        if (key == "layers") setup.clear();
+        out[key] = value;
+    }
+    return out;
+}
+
+// The table, then how the step was parallelized when it was.
+void write_parallel_table(std::ostream& out, const plan& p, const step_estimate& e) {
+    using detail::fixed;
+    using detail::ms;
+    using detail::pad_left;
+    using detail::pad_right;
+    write_table(out, e);
+    const std::string per_worker = std::to_string(e.batch_per_worker) + " samples per worker, " +
+                                   std::to_string(e.batch) + " per step";
+    switch (p.parallel) {
+        case parallelism::model:
+            if (e.workers > 1)
+                out << "devices        " << pad_left(std::to_string(e.workers), 12)
+                    << "      (model parallelism: layers placed by the network's ModelParallel blocks)\n";
+            return;
+        case parallelism::hybrid: {
+            out << "workers        " << pad_left(std::to_string(e.workers), 12) << "      (hybrid parallelism, "
+                << per_worker << ")\n"
+                << "sync           " << to_string(p.comms.front()) << " AllReduce of the data-parallel layers' gradients over "
+                << p.networks.front().name << " (" << describe(p.networks.front(), p.compat) << ")\n\n"
+                << pad_right("part", 24) << pad_left("fwd ms", 12) << pad_left("bwd ms", 12) << pad_left("apply ms", 12)
+                << pad_left("sync ms", 12) << "\n";
+            for (const auto& part : e.parts)
+                out << pad_right(part.name, 24) << pad_left(ms(part.forward), 12) << pad_left(ms(part.backward), 12)
+                    << pad_left(ms(part.update), 12) << pad_left(ms(part.sync), 12) << "\n";
+            return;
+        }
+        case parallelism::data:
+            if (e.workers == 1) return;
+            out << "workers        " << pad_left(std::to_string(e.workers), 12) << "      (data parallelism, "
+                << to_string(p.scale) << " scaling, " << per_worker << ")\n"
+                << "comm           " << to_string(p.comms.front()) << " AllReduce of "
+                << fixed(e.parameter_bytes.value() / 1e6, 1) << " MB over " << p.networks.front().name << " ("
+                << describe(p.networks.front(), p.compat) << ")";
+            if (p.comms.front() == collective::hierarchical)
+                out << ", " << p.gpus_per_node << " GPUs per node over " << p.intra_node.name;
+            out << "\n";
+            if (p.overlap_with == overlap::backward)
+                out << "exposed comm   " << pad_left(ms(e.exposed_communication), 12)
+                    << " ms   (the rest overlaps the backward pass)\n";
+            return;
+    }
+}
+
+void predict(const options& o) {
+    const plan p = make_plan(o, /*lists=*/false);
+    const step_estimate e = p.run(p.devices.front(), p.comm_model(p.comms.front(), p.networks.front()),
+                                  p.workers.front(), p.batches.front());
+    if (o.format == "json") std::cout << to_json(p, e).dump(2) << "\n";
+    else if (o.format == "csv") write_csv(std::cout, e);
+    else write_parallel_table(std::cout, p, e);
 }
 
 template <class Q>
@@ -100,32 +126,29 @@ void list_models() {
 
 int main(int argc, char** argv) {
     CLI::App app{"steptime: predicts the time of a deep-network training step on GPUs"};
+    // Every error, CLI11's own included, is one line on stderr (set before the subcommands inherit it).
+    app.failure_message([](const CLI::App*, const CLI::Error& e) {
+        return "steptime: error: " + std::string(e.what()) + " (see --help)\n";
+    });
     app.set_version_flag("--version", std::string(steptime::version));
     app.require_subcommand(1);
 
     app.add_subcommand("devices", "list the built-in device catalog")->callback(list_devices);
     app.add_subcommand("models", "list the built-in networks")->callback(list_models);
 
-    predict_args a;
-    auto* p = app.add_subcommand("predict", "predict one training step on one device");
-    p->add_option("--model,-m", a.model, "zoo name or PALEO JSON file")->required();
-    p->add_option("--device,-d", a.device, "catalog name or device JSON file")->required();
-    p->add_option("--batch,-b", a.batch, "samples per step (default: the model's own batch)")
-        ->check(CLI::Range(std::int64_t{1}, steptime::max_batch));
-    p->add_option("--cost-model", a.cost_model, "paleo (default), paleo-compat or roofline")
-        ->check(CLI::IsMember({"paleo", "paleo-compat", "roofline"}));
-    const auto ppp = CLI::Range(0.0, 1.0) & CLI::Validator([](std::string& s) {
-                         return std::stod(s) > 0 ? std::string{} : std::string("PPP must be in (0, 1]");
-                     }, "", "positive");
-    p->add_option("--ppp-compute", a.ppp_compute, "fraction of peak FLOP/s reached (PALEO's ppp_comp)")->check(ppp);
-    p->add_option("--ppp-memory", a.ppp_memory, "fraction of peak memory bandwidth reached")->check(ppp);
-    p->add_option("--ppp-comm", a.ppp_comm, "fraction of link bandwidth reached (PALEO's ppp_comm)")->check(ppp);
-    p->add_option("--cross-device-gbps", a.cross_gbps, "bandwidth between model-parallel devices, GB/s")
-        ->check(CLI::PositiveNumber);
-    p->add_flag("--use-pipeline", a.pipelined, "paleo-compat: a layer costs max(compute, memory) (PALEO's --use_pipeline)");
-    p->add_option("--precision", a.precision, "fp32, tf32, fp16 or bf16")->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
-    p->add_option("--format", a.format, "table, json or csv")->check(CLI::IsMember({"table", "json", "csv"}));
-    p->callback([&] { predict(a); });
+    options po;
+    auto* p = app.add_subcommand("predict", "predict one training step, on one device or on many workers");
+    add_options(*p, po, /*lists=*/false);
+    p->add_option("--format", po.format, "table, json or csv")->check(CLI::IsMember({"table", "json", "csv"}));
+    p->callback([&] { predict(po); });
+
+    options so;
+    sweep_options ss;
+    auto* s = app.add_subcommand("sweep", "predict a grid of configurations: speedup and efficiency against 1 worker");
+    add_options(*s, so, /*lists=*/true);
+    s->add_option("--format", ss.format, "table or csv")->check(CLI::IsMember({"table", "csv"}));
+    s->add_option("--plot", ss.plot, "draw speedup against workers into this SVG file (needs gnuplot)");
+    s->callback([&] { sweep(so, ss); });
 
     try {
         app.parse(argc, argv);

@@ -7,11 +7,6 @@
 namespace steptime::cli {
 namespace {
 
-std::string comm_label(const plan& p, collective c) {
-    return p.parallel == parallelism::hybrid ? std::string("hybrid/") + std::string(to_string(c))
-                                             : std::string(to_string(c));
-}
-
 sweep_row make_row(const plan& p, const step_estimate& e, const std::string& network, const std::string& comm, double t1,
                    std::size_t series) {
     sweep_row r{e.model, e.device, network, comm};
@@ -61,7 +56,7 @@ std::vector<sweep_row> run_sweep(const plan& p) {
         for (const auto& net : p.networks)
             for (const auto c : p.comms) {
                 const collective_model comm = p.comm_model(c, net);
-                const std::string label = comm_label(p, c);
+                const std::string label(to_string(c));
                 for (const auto batch : p.batches) {
                     // The baseline: the same configuration on one worker, listed or not.
                     const step_estimate one = p.run(dev, comm, 1, batch);
