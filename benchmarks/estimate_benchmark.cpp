@@ -78,4 +78,31 @@ BENCHMARK(BM_build_alexnet_builder);
 
 }  // namespace
 
+// A sweep of 10,000 data-parallel configurations of AlexNet: 10 devices x 10 worker counts x
+// 5 collectives x 4 links x 5 batch sizes, with overlap (what `steptime sweep` does per row).
+void BM_sweep_alexnet_10000(benchmark::State& state) {
+    using namespace steptime;
+    static const network net = zoo::alexnet();
+    const char* devices_[] = {"k80", "m40", "p100-sxm2-16gb", "v100-sxm2-16gb", "t4", "a10", "a100-sxm4-40gb",
+                              "l4", "h100-sxm5-80gb", "b200"};
+    const char* links_[] = {"ethernet-10g", "ethernet-100g", "ib-hdr", "nvlink3"};
+    const collective kinds[] = {collective::one_to_all, collective::tree, collective::butterfly, collective::ring,
+                                collective::hierarchical};
+    for (auto _ : state) {
+        double sum = 0;
+        for (const char* d : devices_)
+            for (int n = 1; n <= 512; n *= 2)
+                for (auto k : kinds)
+                    for (const char* l : links_)
+                        for (std::int64_t b : {16, 32, 64, 128, 256}) {
+                            const collective_model comm{k, links::get(l), links::get("nvlink3"), 8};
+                            const data_parallel dp{n, scaling::weak, overlap::backward};
+                            sum += estimate(net, devices::get(d), cost::paleo{}, comm, dp, {.batch = b}).total.value();
+                        }
+        benchmark::DoNotOptimize(sum);
+    }
+    state.SetItemsProcessed(state.iterations() * 10'000);
+}
+BENCHMARK(BM_sweep_alexnet_10000)->Unit(benchmark::kMillisecond);
+
 BENCHMARK_MAIN();

@@ -28,7 +28,7 @@ device load_device(const std::string& d) {
     return devices::get(d);  // throws invalid_device naming close catalog entries
 }
 
-link load_link(const std::string& name, std::string_view option) {
+network_link load_link(const std::string& name, std::string_view option) {
     try {
         return links::get(name);
     } catch (const invalid_argument& e) {
@@ -91,7 +91,7 @@ std::vector<collective> make_comms(const options& o, parallelism par, bool compa
     return comms;
 }
 
-std::vector<link> make_networks(const options& o, parallelism par, bool compat, bool lists) {
+std::vector<network_link> make_networks(const options& o, parallelism par, bool compat, bool lists) {
     if (par == parallelism::model && (!o.networks.empty() || o.bandwidth || o.latency))
         throw invalid_argument("--network: model parallelism has no network between workers; the bandwidth between "
                                "its devices is --cross-device-gbps");
@@ -99,7 +99,7 @@ std::vector<link> make_networks(const options& o, parallelism par, bool compat, 
         throw invalid_argument("--latency needs --bandwidth (a preset --network has its own latency)");
     if (o.bandwidth) {
         if (!o.networks.empty()) throw invalid_argument("give --network or --bandwidth, not both");
-        link l{*o.bandwidth, parse_bandwidth(*o.bandwidth), {}, "--bandwidth/--latency"};
+        network_link l{*o.bandwidth, parse_bandwidth(*o.bandwidth), {}, "--bandwidth/--latency"};
         if (o.latency) {
             l.latency = parse_latency(*o.latency);
             l.name += "+" + *o.latency;
@@ -109,7 +109,7 @@ std::vector<link> make_networks(const options& o, parallelism par, bool compat, 
         return {l};
     }
     if (o.networks.empty()) return {load_link(compat ? "paleo:ethernet20" : "ethernet-100g", "--network")};
-    std::vector<link> nets;
+    std::vector<network_link> nets;
     for (const auto& name : items(o.networks, "--network", lists)) nets.push_back(load_link(name, "--network"));
     return nets;
 }
@@ -137,10 +137,10 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                    many + "onetoall, tree, butterfly, butterfly-mixing, ring or hierarchical (default ring; with "
                           "paleo-compat tree, and only PALEO's four)");
     cmd.add_option("--network", o.networks,
-                   many + "link between workers: a preset (ethernet-100g by default, paleo:ethernet20 with paleo-compat)");
-    cmd.add_option("--bandwidth", o.bandwidth, "a link of this bandwidth instead of a preset, e.g. 25Gbps or 12.5GB/s");
+                   many + "network_link between workers: a preset (ethernet-100g by default, paleo:ethernet20 with paleo-compat)");
+    cmd.add_option("--bandwidth", o.bandwidth, "a network_link of this bandwidth instead of a preset, e.g. 25Gbps or 12.5GB/s");
     cmd.add_option("--latency", o.latency, "the latency of the --bandwidth link, e.g. 5us (default 0)");
-    cmd.add_option("--intra-network", o.intra_network, "hierarchical: link between the GPUs of a node (default nvlink3)");
+    cmd.add_option("--intra-network", o.intra_network, "hierarchical: network_link between the GPUs of a node (default nvlink3)");
     cmd.add_option("--gpus-per-node", o.gpus_per_node, "hierarchical: GPUs per node (default 8)");
     cmd.add_option("--overlap", o.overlap, "none (default) or backward (gradients exchanged in buckets during the backward pass)")
         ->check(CLI::IsMember({"none", "backward"}));
@@ -151,7 +151,7 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                      }, "", "positive");
     cmd.add_option("--ppp-compute", o.ppp_compute, "fraction of peak FLOP/s reached (PALEO's ppp_comp)")->check(ppp);
     cmd.add_option("--ppp-memory", o.ppp_memory, "fraction of peak memory bandwidth reached")->check(ppp);
-    cmd.add_option("--ppp-comm", o.ppp_comm, "fraction of link bandwidth reached (PALEO's ppp_comm)")->check(ppp);
+    cmd.add_option("--ppp-comm", o.ppp_comm, "fraction of network_link bandwidth reached (PALEO's ppp_comm)")->check(ppp);
     cmd.add_option("--cross-device-gbps", o.cross_gbps, "bandwidth between model-parallel devices, GB/s")
         ->check(CLI::PositiveNumber);
     cmd.add_flag("--use-pipeline", o.pipelined, "paleo-compat: a layer costs max(compute, memory) (PALEO's --use_pipeline)");
@@ -196,7 +196,7 @@ plan make_plan(const options& o, bool lists) {
     if (!hierarchical && (o.intra_network || o.gpus_per_node))
         throw invalid_argument(std::string(o.intra_network ? "--intra-network" : "--gpus-per-node") +
                                " applies to --comm hierarchical only");
-    std::vector<link> networks = make_networks(o, par, compat, lists);
+    std::vector<network_link> networks = make_networks(o, par, compat, lists);
 
     std::vector<device> devs;
     for (const auto& d : items(o.devices, "--device", lists)) devs.push_back(load_device(d));
@@ -221,7 +221,7 @@ std::string_view plan::cost_name() const {
     return std::visit([](const auto& m) { return std::remove_cvref_t<decltype(m)>::name; }, cost);
 }
 
-collective_model plan::comm_model(collective c, const link& network) const {
+collective_model plan::comm_model(collective c, const network_link& network) const {
     return {c, network, intra_node, gpus_per_node, ppp_comm, compat};
 }
 
@@ -247,7 +247,7 @@ step_estimate plan::run(const device& dev, const collective_model& comm, int wor
         cost);
 }
 
-std::string describe(const link& l, bool paleo_formulas) {
+std::string describe(const network_link& l, bool paleo_formulas) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "%g Gb/s", to_double(l.bandwidth) * 8 / 1e9);
     std::string s = buf;

@@ -39,19 +39,19 @@ struct plan {
     std::vector<std::int64_t> batches;  // 0: the model's own batch
     std::vector<int> workers;
     std::vector<collective> comms;      // hybrid: the one the library uses (tree in compat, else ring)
-    std::vector<link> networks;
+    std::vector<network_link> networks;
     any_cost cost;
     element_type precision = element_type::fp32;
     parallelism parallel = parallelism::data;
     scaling scale = scaling::weak;
     overlap overlap_with = overlap::none;
-    link intra_node{};
+    network_link intra_node{};
     int gpus_per_node = 8;
     ratio ppp_comm = ratio_of(1.0);
     bool compat = false;
 
     std::string_view cost_name() const;
-    collective_model comm_model(collective c, const link& network) const;
+    collective_model comm_model(collective c, const network_link& network) const;
     // One step of `workers` workers; `batch` is per worker (weak scaling, hybrid) or global (strong).
     step_estimate run(const device& dev, const collective_model& comm, int workers, std::int64_t batch) const;
 };
@@ -59,6 +59,6 @@ struct plan {
 plan make_plan(const options& o, bool lists);
 
 // "20 Gb/s, 5 us latency" (or "no latency term" for PALEO's formulas).
-std::string describe(const link& l, bool paleo_formulas);
+std::string describe(const network_link& l, bool paleo_formulas);
 
 }  // namespace steptime::cli
