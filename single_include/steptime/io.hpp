@@ -132,7 +132,7 @@ struct device_reader {
               std::initializer_list<std::string_view> known) const {
         for (const auto& item : obj.items()) {
             if (std::find(known.begin(), known.end(), item.key()) != known.end()) continue;
-            std::string list{};
+            std::string list;
             for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
             throw parse_error(origin + ": unknown field '" + prefix + item.key() + "' (expected one of " + list + ")");
         }
@@ -218,7 +218,7 @@ inline device load_device(const std::filesystem::path& path) {
         throw parse_error(origin + ": file is larger than 1 MiB, the limit for a device file");
     // The keys leading to the value being parsed, by depth: they name the field when a number
     // overflows a double, an error nlohmann_json reports without a position.
-    std::vector<std::string> keys{};
+    std::vector<std::string> keys;
     const auto track = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
         using event_t = nlohmann::json::parse_event_t;
         const auto level = static_cast<std::size_t>(depth);
@@ -234,7 +234,7 @@ inline device load_device(const std::filesystem::path& path) {
     try {
         j = nlohmann::json::parse(text, track, true, /*ignore_comments=*/true);
     } catch (const nlohmann::json::out_of_range& e) {
-        std::string field{};
+        std::string field;
         for (const std::string& k : keys)
             if (!k.empty()) field += (field.empty() ? "" : ".") + k;
         throw parse_error(origin + ": malformed JSON in field '" + field + "': " + dj::message(e) +
@@ -370,7 +370,7 @@ private:
         if (!v.is_array() || (n && v.size() != n))
             fail(layer, std::string("field '") + key + "' must be an array of " + std::to_string(n) + " integers, got " +
                             v.dump());
-        std::vector<std::int64_t> out{};
+        std::vector<std::int64_t> out;
         for (const auto& x : v) out.push_back(integer(x, layer, key));
         return out;
     }
@@ -378,7 +378,7 @@ private:
     std::vector<std::string> parent_list(const json& spec, const std::string& layer) const {
         const auto& v = field(spec, "parents", layer);
         if (!v.is_array()) fail(layer, "field 'parents' must be an array of layer names");
-        std::vector<std::string> out{};
+        std::vector<std::string> out;
         for (const auto& p : v) {
             if (!p.is_string()) fail(layer, "field 'parents' must hold layer names, got " + p.dump());
             out.push_back(p.get<std::string>());
@@ -428,7 +428,7 @@ private:
             for (int i = 0; i < k; ++i) {
                 const std::string copy = base + "@" + std::to_string(i);
                 copies_of_[base].push_back(copy);
-                std::vector<std::string> ps{};
+                std::vector<std::string> ps;
                 if (own.empty()) ps = parents;
                 for (const auto& p : own) {
                     if (p.ends_with("@self")) ps.push_back(name + "/" + p.substr(0, p.size() - 5) + "@" + std::to_string(i));
@@ -468,7 +468,7 @@ private:
                     ++missing[i];
                     parents[i].push_back(std::move(p));
                 }
-        std::vector<std::size_t> ready{};
+        std::vector<std::size_t> ready;
         for (std::size_t i = flat_.size(); i-- > 0;)
             if (missing[i] == 0) ready.push_back(i);
         std::size_t inserted = 0;
@@ -481,14 +481,14 @@ private:
                 throw invalid_model(origin_ + ": " + e.what());
             }
             ++inserted;
-            std::vector<std::size_t> now{};
+            std::vector<std::size_t> now;
             for (auto c : children[i])
                 if (--missing[c] == 0) now.push_back(c);
             std::sort(now.rbegin(), now.rend());
             ready.insert(ready.end(), now.begin(), now.end());
         }
         if (inserted != flat_.size()) {
-            std::string stuck{};
+            std::string stuck;
             for (std::size_t i = 0; i < flat_.size(); ++i)
                 if (missing[i] > 0) stuck += (stuck.empty() ? "'" : ", '") + flat_[i].name + "'";
             throw invalid_model(origin_ + ": the layers " + stuck + " form or depend on a cycle");

@@ -1331,7 +1331,7 @@ public:
         if (boost::num_vertices(g_) >= max_layers)
             throw invalid_model("layer '" + name + "': the network exceeds " + std::to_string(max_layers) + " layers");
         layer<Op> l{std::move(name), std::move(op), {}, {}, 0, device};
-        std::vector<vertex> from{};
+        std::vector<vertex> from;
         for (const auto& p : parents) {
             auto it = by_name_.find(p);
             if (it == by_name_.end()) throw invalid_model("layer '" + l.name + "': unknown parent '" + p + "'");
@@ -1400,7 +1400,7 @@ private:
     template <class It>
     static iterator_range<It> range(std::pair<It, It> p) { return {p.first, p.second}; }
 
-    std::string name_{};
+    std::string name_;
     graph_type g_;
     std::unordered_map<std::string, vertex> by_name_;
 };
@@ -2656,7 +2656,7 @@ public:
 
 private:
     network& net_;
-    std::string last_{};
+    std::string last_;
 };
 
 }  // namespace detail

@@ -133,7 +133,7 @@ struct device_reader {
               std::initializer_list<std::string_view> known) const {
         for (const auto& item : obj.items()) {
             if (std::find(known.begin(), known.end(), item.key()) != known.end()) continue;
-            std::string list{};
+            std::string list;
             for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
             throw parse_error(origin + ": unknown field '" + prefix + item.key() + "' (expected one of " + list + ")");
         }
@@ -219,7 +219,7 @@ inline device load_device(const std::filesystem::path& path) {
         throw parse_error(origin + ": file is larger than 1 MiB, the limit for a device file");
     // The keys leading to the value being parsed, by depth: they name the field when a number
     // overflows a double, an error nlohmann_json reports without a position.
-    std::vector<std::string> keys{};
+    std::vector<std::string> keys;
     const auto track = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
         using event_t = nlohmann::json::parse_event_t;
         const auto level = static_cast<std::size_t>(depth);
@@ -235,7 +235,7 @@ inline device load_device(const std::filesystem::path& path) {
     try {
         j = nlohmann::json::parse(text, track, true, /*ignore_comments=*/true);
     } catch (const nlohmann::json::out_of_range& e) {
-        std::string field{};
+        std::string field;
         for (const std::string& k : keys)
             if (!k.empty()) field += (field.empty() ? "" : ".") + k;
         throw parse_error(origin + ": malformed JSON in field '" + field + "': " + dj::message(e) +

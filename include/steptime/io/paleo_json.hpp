@@ -75,7 +75,7 @@ private:
         if (!v.is_array() || (n && v.size() != n))
             fail(layer, std::string("field '") + key + "' must be an array of " + std::to_string(n) + " integers, got " +
                             v.dump());
-        std::vector<std::int64_t> out{};
+        std::vector<std::int64_t> out;
         for (const auto& x : v) out.push_back(integer(x, layer, key));
         return out;
     }
@@ -83,7 +83,7 @@ private:
     std::vector<std::string> parent_list(const json& spec, const std::string& layer) const {
         const auto& v = field(spec, "parents", layer);
         if (!v.is_array()) fail(layer, "field 'parents' must be an array of layer names");
-        std::vector<std::string> out{};
+        std::vector<std::string> out;
         for (const auto& p : v) {
             if (!p.is_string()) fail(layer, "field 'parents' must hold layer names, got " + p.dump());
             out.push_back(p.get<std::string>());
@@ -133,7 +133,7 @@ private:
             for (int i = 0; i < k; ++i) {
                 const std::string copy = base + "@" + std::to_string(i);
                 copies_of_[base].push_back(copy);
-                std::vector<std::string> ps{};
+                std::vector<std::string> ps;
                 if (own.empty()) ps = parents;
                 for (const auto& p : own) {
                     if (p.ends_with("@self")) ps.push_back(name + "/" + p.substr(0, p.size() - 5) + "@" + std::to_string(i));
@@ -173,7 +173,7 @@ private:
                     ++missing[i];
                     parents[i].push_back(std::move(p));
                 }
-        std::vector<std::size_t> ready{};
+        std::vector<std::size_t> ready;
         for (std::size_t i = flat_.size(); i-- > 0;)
             if (missing[i] == 0) ready.push_back(i);
         std::size_t inserted = 0;
@@ -186,14 +186,14 @@ private:
                 throw invalid_model(origin_ + ": " + e.what());
             }
             ++inserted;
-            std::vector<std::size_t> now{};
+            std::vector<std::size_t> now;
             for (auto c : children[i])
                 if (--missing[c] == 0) now.push_back(c);
             std::sort(now.rbegin(), now.rend());
             ready.insert(ready.end(), now.begin(), now.end());
         }
         if (inserted != flat_.size()) {
-            std::string stuck{};
+            std::string stuck;
             for (std::size_t i = 0; i < flat_.size(); ++i)
                 if (missing[i] > 0) stuck += (stuck.empty() ? "'" : ", '") + flat_[i].name + "'";
             throw invalid_model(origin_ + ": the layers " + stuck + " form or depend on a cycle");

@@ -52,7 +52,7 @@ public:
 
 private:
     network& net_;
-    std::string last_{};
+    std::string last_;
 };
 
 }  // namespace detail
