@@ -73,17 +73,18 @@ void scaling_tables(const network& net, const device& dev, const Model& model, c
     }
 
     // The best throughput, and the fewest workers that reach 95% of it (beyond them, little is gained).
-    std::cout << "where it stops paying off: the worker count with the best throughput, and the fewest within 5% of it\n";
+    std::cout << "where it stops paying off\n"
+              << pad_right("scheme", w) << pad_left("best at, workers", 17) << pad_left("samples/s", 11)
+              << pad_left("95% of it from, workers", 25) << "\n";
     for (std::size_t k = 0; k < schemes.size(); ++k) {
         std::size_t best = 0;
         for (std::size_t i = 1; i < runs.size(); ++i)
             if (runs[i][k].throughput() > runs[best][k].throughput()) best = i;
         std::size_t enough = 0;
         while (runs[enough][k].throughput() < 0.95 * runs[best][k].throughput()) ++enough;
-        std::cout << "  " << pad_right(schemes[k].label, w) << pad_left(std::to_string(worker_counts[best]), 4)
-                  << " workers, " << pad_left(fixed(runs[best][k].throughput(), 0), 6) << " samples/s"
-                  << (best + 1 == runs.size() ? " (still rising)" : "               ") << "; 95% from "
-                  << worker_counts[enough] << "\n";
+        std::cout << pad_right(schemes[k].label, w) << pad_left(std::to_string(worker_counts[best]), 17)
+                  << pad_left(fixed(runs[best][k].throughput(), 0), 11) << pad_left(std::to_string(worker_counts[enough]), 25)
+                  << (best + 1 == runs.size() ? "   (still rising)" : "") << "\n";
     }
 }
 

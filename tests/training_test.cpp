@@ -3,17 +3,21 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <random>
 #include <string>
+#include <utility>
 #include <steptime/io.hpp>
-#include <steptime/training.hpp>  // until steptime.hpp includes it
 
 using namespace steptime;
 
 namespace {
 
-// ImageNet-1k (ILSVRC 2012) training set: 1,281,167 images; 90 epochs as in ResNet's and AlexNet's schedules.
+// ImageNet-1k (ILSVRC 2012) training set: 1,281,167 images; 90 epochs: AlexNet's schedule (Krizhevsky 2012,
+// "roughly 90 cycles") and the usual ResNet-50 recipe (Goyal et al. 2017).
 constexpr training_run imagenet_90{1'281'167, 90};
 
 // A step of `seconds_per_step` on `workers` workers of `device` with global batch `batch`, without a network.
@@ -100,6 +104,9 @@ TEST_CASE("bad runs are refused") {
     CHECK_THROWS_AS(training_steps({100, -1}, 256), invalid_argument);
     CHECK_THROWS_AS(training_steps({100, std::nan("")}, 256), invalid_argument);
     CHECK_THROWS_AS(training_steps({100, 1e300}, 1), invalid_argument);  // beyond 2^53 steps
+    // The largest dataset: ceil(dataset / batch) without overflowing: (2^63 - 1) / 2^20 rounds up to 2^43.
+    CHECK(training_steps({std::numeric_limits<std::int64_t>::max(), 1}, std::int64_t{1} << 20) == std::int64_t{1} << 43);
+    CHECK(training_steps({std::numeric_limits<std::int64_t>::max(), 3}, std::int64_t{1} << 20) == 3 * (std::int64_t{1} << 43));
     CHECK_THROWS_AS(training_steps({100, 1}, 0), invalid_argument);
     CHECK_THROWS_AS(training_cost_usd(imagenet_90, step(256, 1, 0.4), -1.0), invalid_argument);
 }
@@ -181,7 +188,8 @@ TEST_CASE("price CSV: errors name the file and the line") {
 }
 
 TEST_CASE("price CSV: from a file") {
-    const auto dir = std::filesystem::temp_directory_path() / "steptime_training_test";
+    // A directory of its own: the suite runs twice (headers and single header), possibly at the same time.
+    const auto dir = std::filesystem::temp_directory_path() / ("steptime_training_test_" + std::to_string(std::random_device{}()));
     std::filesystem::create_directories(dir);
     const auto good = dir / "prices.csv", bad = dir / "bad.csv";
     std::ofstream(good) << "device,usd_per_gpu_hour,source\nv100-sxm2-16gb,2.48,GCP 2023\n";

@@ -23,3 +23,4 @@
 #include "steptime/parallel/model_parallel.hpp"
 #include "steptime/report.hpp"
 #include "steptime/zoo/zoo.hpp"
+#include "steptime/training.hpp"

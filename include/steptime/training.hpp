@@ -4,17 +4,14 @@
 #pragma once
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "steptime/error.hpp"
 #include "steptime/estimate.hpp"
-#include "steptime/io/read_file.hpp"
 #include "steptime/units.hpp"
 
 namespace steptime {
@@ -26,16 +23,19 @@ struct training_run {
 };
 
 // Steps = ceil(dataset / global batch) per epoch (the last, partial batch is a step), times the epochs,
-// rounded up to a whole step (ignoring a 1e-12 relative excess: 25 steps x 2.2 epochs is 55, not 56).
+// rounded up to a whole step (a product within 1e-12 of a whole number is that number: 25 steps x 2.2
+// epochs is 55.00000000000001 in doubles, and 55 steps).
 inline std::int64_t training_steps(const training_run& run, std::int64_t global_batch) {
     if (run.dataset_size < 1)
         throw invalid_argument("dataset size is " + std::to_string(run.dataset_size) + ", expected at least 1");
     if (!(std::isfinite(run.epochs) && run.epochs > 0))
         throw invalid_argument("epochs is " + std::to_string(run.epochs) + ", expected a finite positive number");
-    if (global_batch < 1) throw invalid_argument("global batch is " + std::to_string(global_batch) + ", expected at least 1");
-    const std::int64_t per_epoch = (run.dataset_size + global_batch - 1) / global_batch;
+    if (global_batch < 1)
+        throw invalid_argument("global batch is " + std::to_string(global_batch) + ", expected at least 1");
+    const std::int64_t per_epoch = run.dataset_size / global_batch + (run.dataset_size % global_batch != 0 ? 1 : 0);
     const double product = static_cast<double>(per_epoch) * run.epochs;
-    const double steps = std::ceil(product * (1 - 1e-12));
+    const double nearest = std::round(product);
+    const double steps = std::abs(product - nearest) <= 1e-12 * product ? nearest : std::ceil(product);
     if (steps > 9007199254740992.0)  // 2^53: beyond it the count is no longer exact
         throw invalid_argument("training run of " + std::to_string(run.epochs) + " epochs over " +
                                std::to_string(run.dataset_size) + " samples has too many steps");
@@ -105,14 +105,15 @@ private:
 
 namespace prices {
 
-// On-demand cloud list prices, Linux, US regions, per GPU (an instance's price / its GPUs). Prices change:
-// AWS lowered its P4 and P5 prices in June 2025; pass a CSV of your own rates for current figures.
+// On-demand cloud list prices, Linux, US regions, per GPU (an instance's price / its GPUs), as listed at the
+// dates given. Prices change often (and discounts, reservations and spot prices differ widely): load a CSV
+// of your own rates for current figures.
 inline const price_table& builtin() {
     static const price_table table = [] {
         price_table t;
-        t.set("paleo:K80", 0.90, "PALEO web demo (2016): AWS p2 at $0.90 per GPU-hour (PALEO's K80 is the whole board)");
-        t.set("k80", 0.90, "AWS p2.xlarge (1 K80 GPU = one GK210 die), $0.90/h, us-east-1, 2016-2024");
-        t.set("p100-pcie-16gb", 1.46, "Google Cloud NVIDIA P100, $1.46 per GPU-hour, us-central1, 2023 (GPU only, VM extra)");
+        t.set("paleo:K80", 0.90, "PALEO web demo (2016): AWS p2, $0.90 per GPU-hour (PALEO's K80 is the whole board)");
+        t.set("k80", 0.90, "AWS p2.xlarge (1 K80 GPU = one GK210 die), $0.90/h, us-east-1, 2016 launch price");
+        t.set("p100-pcie-16gb", 1.46, "Google Cloud P100, $1.46 per GPU-hour, us-central1, 2023 (GPU only, VM extra)");
         t.set("v100-sxm2-16gb", 3.06, "AWS p3.2xlarge (1 V100 SXM2 16 GB), $3.06/h, us-east-1, 2024");
         t.set("v100-sxm2-32gb", 31.212 / 8, "AWS p3dn.24xlarge (8 V100 SXM2 32 GB), $31.212/h / 8, us-east-1, 2024");
         t.set("t4", 0.526, "AWS g4dn.xlarge (1 T4), $0.526/h, us-east-1, 2024");
@@ -127,70 +128,13 @@ inline const price_table& builtin() {
     return table;
 }
 
-namespace detail {
-inline std::string_view trim(std::string_view s) {
-    const auto b = s.find_first_not_of(" \t");
-    if (b == std::string_view::npos) return {};
-    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-}  // namespace detail
-
-// A price CSV: a header `device,usd_per_gpu_hour[,source]`, then one device a line; the source is the
-// rest of the line (it may hold commas; no quoting). Blank lines are skipped. `origin` names the text in errors.
-inline price_table parse_csv(std::string_view text, const std::string& origin = "<prices>") {
-    price_table t;
-    std::vector<std::size_t> first_line;  // per entry of t, the line that set it
-    std::size_t line_no = 0;
-    bool header = false;
-    while (!text.empty()) {
-        const auto eol = text.find('\n');
-        std::string_view line = text.substr(0, eol);
-        text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
-        ++line_no;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (detail::trim(line).empty()) continue;
-        const auto where = origin + ":" + std::to_string(line_no) + ": ";
-        const auto c1 = line.find(',');
-        const auto c2 = c1 == std::string_view::npos ? c1 : line.find(',', c1 + 1);
-        const std::string_view device = detail::trim(line.substr(0, c1));
-        const std::string_view price =
-            c1 == std::string_view::npos ? std::string_view{} : detail::trim(line.substr(c1 + 1, c2 - c1 - 1));
-        const std::string_view source = c2 == std::string_view::npos ? std::string_view{} : detail::trim(line.substr(c2 + 1));
-        if (!header) {
-            if (device != "device" || price != "usd_per_gpu_hour" || !(c2 == std::string_view::npos || source == "source"))
-                throw parse_error(where + "expected the header 'device,usd_per_gpu_hour' or "
-                                          "'device,usd_per_gpu_hour,source', found '" + std::string(line) + "'");
-            header = true;
-            continue;
-        }
-        if (c1 == std::string_view::npos) throw parse_error(where + "expected 'device,usd_per_gpu_hour[,source]', found '" + std::string(line) + "'");
-        if (device.empty()) throw parse_error(where + "empty device name");
-        double usd = 0;
-        const auto [end, ec] = std::from_chars(price.data(), price.data() + price.size(), usd);
-        if (price.empty() || ec != std::errc{} || end != price.data() + price.size())
-            throw parse_error(where + "price of '" + std::string(device) + "' is '" + std::string(price) + "', expected a number");
-        if (!std::isfinite(usd) || usd < 0)
-            throw parse_error(where + "price of '" + std::string(device) + "' is " + std::string(price) +
-                              ", expected a finite non-negative number of USD per GPU-hour");
-        const auto seen = std::ranges::find(t.entries(), device, &gpu_price::device);
-        if (seen != t.entries().end())
-            throw parse_error(where + "device '" + std::string(device) + "' already has a price (line " +
-                              std::to_string(first_line[static_cast<std::size_t>(seen - t.entries().begin())]) + ")");
-        t.set(std::string(device), usd, std::string(source));
-        first_line.push_back(line_no);
-    }
-    if (!header) throw parse_error(origin + ": empty; expected the header 'device,usd_per_gpu_hour[,source]'");
-    return t;
-}
-
-inline price_table load_csv(const std::filesystem::path& path) { return parse_csv(io::read_file(path), path.string()); }
-
 }  // namespace prices
 
 // Cost of a run: GPU-hours x price per GPU-hour, in US dollars.
 inline double training_cost_usd(const training_run& run, const step_estimate& step, double usd_per_gpu_hour) {
     if (!(std::isfinite(usd_per_gpu_hour) && usd_per_gpu_hour >= 0))
-        throw invalid_argument("price is " + std::to_string(usd_per_gpu_hour) + " USD per GPU-hour, expected a finite non-negative number");
+        throw invalid_argument("price is " + std::to_string(usd_per_gpu_hour) +
+                               " USD per GPU-hour, expected a finite non-negative number");
     return gpu_hours(run, step) * usd_per_gpu_hour;
 }
 

@@ -21,18 +21,20 @@ enum class pass { forward, backward, backward_data, backward_weights };
 // Time of one layer in one pass, PALEO's decomposition T = R + C + W, plus fixed per-kernel costs,
 // with the FLOPs and bytes the model charged for it.
 struct layer_time {
-    seconds fetch{};     // reading inputs and weights (local memory and remote devices)
+    seconds fetch{};     // reading inputs and weights from the device's memory
     seconds compute{};
     seconds write{};
+    seconds remote{};    // reading inputs produced on other devices (model parallelism)
     seconds overhead{};  // kernel launches and other fixed costs
     flops work{};
     bytes traffic{};
 
-    seconds total() const { return fetch + compute + write + overhead; }
+    seconds total() const { return fetch + compute + write + remote + overhead; }
     layer_time& operator+=(const layer_time& o) {
         fetch += o.fetch;
         compute += o.compute;
         write += o.write;
+        remote += o.remote;
         overhead += o.overhead;
         work += o.work;
         traffic += o.traffic;

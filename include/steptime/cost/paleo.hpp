@@ -25,7 +25,7 @@ struct paleo {
         const op_work w = detail::pass_work(net, v, p, c);
         const double remote = detail::remote_bytes(net, v, p, c);
         layer_time t = time_of(w, c);
-        if (remote > 0) t.fetch += bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
+        if (remote > 0) t.remote = bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
         t.traffic += bytes_of(remote);
         return t;
     }
@@ -42,8 +42,11 @@ struct paleo {
 private:
     layer_time time_of(const op_work& w, const cost_context& c) const {
         const bytes_per_second bw = c.dev.memory_bandwidth * ppp_memory;
-        return {bytes_of(w.bytes_read) / bw, flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute),
-                bytes_of(w.bytes_written) / bw, {}, flops_of(w.flops), bytes_of(w.bytes_read + w.bytes_written)};
+        return {.fetch = bytes_of(w.bytes_read) / bw,
+                .compute = flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute),
+                .write = bytes_of(w.bytes_written) / bw,
+                .work = flops_of(w.flops),
+                .traffic = bytes_of(w.bytes_read + w.bytes_written)};
     }
 };
 

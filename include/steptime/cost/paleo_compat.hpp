@@ -43,7 +43,7 @@ struct paleo_compat {
             // 5.2: F = 2 kh kw C Ho Wo N; read input, write output; backward = forward, no filter part.
             if (p != pass::backward_weights) {
                 const auto k = pool->window_for(l.inputs[0]);
-                a.compute(u, 2.0 * double(k.h * k.w) * ops::detail::elems(l.output) * n);
+                a.compute(u, 2.0 * double(k.h) * double(k.w) * ops::detail::elems(l.output) * n);
                 a.read(u, 4 * n * ops::detail::elems(l.inputs[0]));
                 a.write(u, 4 * n * ops::detail::elems(l.output));
             }
@@ -113,16 +113,17 @@ private:
     };
 
     struct acc {
-        double comp_ms = 0, read_ms = 0, write_ms = 0, flops = 0, bytes = 0;
+        double comp_ms = 0, read_ms = 0, write_ms = 0, remote_ms = 0, flops = 0, bytes = 0;
         void compute(const units& u, double f) { comp_ms += u.comp_ms(f), flops += f; }
         void read(const units& u, double b) { read_ms += u.mem_ms(b), bytes += b; }
         void write(const units& u, double b) { write_ms += u.mem_ms(b), bytes += b; }
-        // With pipelining only the larger of compute and memory time counts; the other is hidden.
+        // With pipelining only the larger of compute and PALEO's comm (memory and remote) counts.
         layer_time result(bool pipelined) const {
-            const bool hide_memory = pipelined && comp_ms >= read_ms + write_ms;
-            const bool hide_compute = pipelined && !hide_memory;
-            return {milliseconds_of(hide_memory ? 0 : read_ms), milliseconds_of(hide_compute ? 0 : comp_ms),
-                    milliseconds_of(hide_memory ? 0 : write_ms), {}, flops_of(flops), bytes_of(bytes)};
+            const bool hide_comm = pipelined && comp_ms >= read_ms + write_ms + remote_ms;
+            const bool hide_compute = pipelined && !hide_comm;
+            const auto comm = [&](double t) { return milliseconds_of(hide_comm ? 0 : t); };
+            return {.fetch = comm(read_ms), .compute = milliseconds_of(hide_compute ? 0 : comp_ms),
+                    .write = comm(write_ms), .remote = comm(remote_ms), .work = flops_of(flops), .traffic = bytes_of(bytes)};
         }
     };
 
@@ -157,7 +158,7 @@ private:
     static std::int64_t forward_pad(const ops::padding& p, std::int64_t in, std::int64_t out, std::int64_t k,
                                     std::int64_t s, std::int64_t explicit_pad) {
         switch (p.kind) {
-            case ops::padding::mode::same: return floor_div((out - 1) * s + k - in, 2);
+            case ops::padding::mode::same: return floor_div((out - 1) * s - in + k, 2);  // (out-1)s < in: no overflow
             case ops::padding::mode::valid: return 0;
             case ops::padding::mode::explicit_: return explicit_pad;
         }
@@ -172,7 +173,7 @@ private:
                                       std::int64_t pad) {
         std::int64_t e = (out - 1) * s + 1;
         const std::int64_t before = k - 1 - pad;
-        const std::int64_t after = (in + k - 1) - e - before;
+        const std::int64_t after = in - e + pad;  // (in + k - 1) - e - before, without overflow for huge k
         if (std::abs(before - after) == 1) e += 1;
         return {e, std::min(before, after)};
     }
@@ -218,14 +219,15 @@ private:
         };
         double bw = cross_device_bandwidth ? to_double(*cross_device_bandwidth) / 1e9 : u.gbps;
         const auto parents = net.parents(v);
+        const std::size_t count = parents.size();  // std::distance: once, not once per parent
         std::size_t i = 0;
         for (auto q : parents) {
             const auto& d = net[q].device;
             if (differs(d)) {
                 // With several parents, one on another host (device // 4) halves the bandwidth from there on.
-                if (parents.size() > 1 && l.device.value_or(0) / 4 != d.value_or(0) / 4) bw /= 2;
+                if (count > 1 && l.device.value_or(0) / 4 != d.value_or(0) / 4) bw /= 2;
                 const double b = 4 * n * ops::detail::elems(l.inputs[i]);
-                a.read_ms += u.mem_ms(b, bw, u.ppp_comm);
+                a.remote_ms += u.mem_ms(b, bw, u.ppp_comm);
                 a.bytes += b;
             }
             ++i;

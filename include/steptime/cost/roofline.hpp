@@ -38,7 +38,7 @@ struct roofline {
             add(p);
         }
         if (const double remote = detail::remote_bytes(net, v, p, c); remote > 0) {
-            t.fetch += bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
+            t.remote = bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
             t.traffic += bytes_of(remote);
         }
         return t;
@@ -59,7 +59,7 @@ private:
         const seconds compute = flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute);
         const bytes moved = bytes_of(w.bytes_read + w.bytes_written);
         const seconds memory = moved / (c.dev.memory_bandwidth * ppp_memory);
-        layer_time t{{}, {}, {}, launch_overhead, flops_of(w.flops), moved};
+        layer_time t{.overhead = launch_overhead, .work = flops_of(w.flops), .traffic = moved};
         if (compute >= memory) {
             t.compute = compute;
         } else {

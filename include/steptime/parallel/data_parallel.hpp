@@ -28,7 +28,8 @@ struct data_parallel {
     bytes bucket = bytes_of(25e6);  // PyTorch DistributedDataParallel's default bucket_cap_mb = 25
 
     std::int64_t batch_per_worker(std::int64_t batch) const {
-        return scale == scaling::weak ? batch : (batch + workers - 1) / workers;
+        // ceil(batch / workers) without overflow; a batch below 1 is left for estimate() to refuse.
+        return scale == scaling::weak || batch < 1 ? batch : (batch - 1) / workers + 1;
     }
 };
 
@@ -65,6 +66,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         throw invalid_argument("workers is " + std::to_string(dp.workers) + ", expected 1 to 1000000");
     if (!(dp.bucket.value() > 0)) throw invalid_argument("gradient bucket size must be positive");
     const std::int64_t batch = opt.batch == 0 ? net.native_batch : opt.batch;
+    if (batch < 1 || batch > max_batch)  // the global batch too under strong scaling
+        throw invalid_argument("batch " + std::to_string(batch) + " is outside [1, " + std::to_string(max_batch) + "]");
     estimate_options per_worker = opt;
     per_worker.batch = dp.batch_per_worker(batch);
     step_estimate r = estimate(net, dev, model, per_worker);

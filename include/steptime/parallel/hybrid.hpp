@@ -64,9 +64,9 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
                 serial.pipelined = false;
                 model_fwd[v] = serial.layer(net, v, pass::forward, ctx).total();
                 model_bwd[v] = serial.layer(net, v, pass::backward, ctx).total();
-            } else {
-                model_fwd[v] = l.forward.total();
-                model_bwd[v] = l.backward.total();
+            } else {  // the layers' own work; the gather between workers is counted once below
+                model_fwd[v] = l.forward.total() - l.forward.remote;
+                model_bwd[v] = l.backward.total() - l.backward.remote;
             }
             split_params += net[v].parameters;
         } else {
@@ -77,12 +77,14 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
     }
     if constexpr (compat) data_params = model.parameters(net) - split_params;  // PALEO's count (conv, FC)
 
-    // The model part runs the K workers' batches one after another and pays the gather once (7.3).
+    // The model part runs the K workers' batches one after another and pays the gather once (7.3):
+    // PALEO takes (lower - f) K + f, with f the gather from the K - 1 other workers counted in
+    // elements; the default models take K lower + f, f in bytes, their lower bound being free of fetches.
     const double gathered = detail::gathered_elements(net) * static_cast<double>(r.batch) *
                             (compat ? 1.0 : element_bytes(opt.precision));  // PALEO: elements, not bytes
     const seconds fetch = compat ? milliseconds_of(gathered / 1073741824.0 / (to_double(h.network.bandwidth) / 1e9) * 1e3 * (k - 1))
                                  : bytes_of(gathered * (k - 1)) / (h.network.bandwidth * h.ppp_comm);
-    const auto scaled = [&](seconds lower) { return (lower - fetch) * k + fetch; };
+    const auto scaled = [&](seconds lower) { return compat ? (lower - fetch) * k + fetch : lower * k + fetch; };
 
     collective_model sync{compat ? collective::tree : collective::ring, h.network, {}, 8, h.ppp_comm, compat};
     const double eb = compat ? 4.0 : element_bytes(opt.precision);
@@ -100,8 +102,9 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
     r.update = data.update + split.update;
     r.communication = r.exposed_communication = data.sync;
     r.total = r.forward + r.backward + r.update + r.communication;
+    for (const auto& p : {data, split})
+        for (seconds t : {p.forward, p.backward, p.update, p.sync}) detail::require_finite(t, "a hybrid part of '" + r.model + "'");
     r.parts = {data, split};
-    detail::require_finite(r.total, "the hybrid step time of '" + r.model + "'");
     return r;
 }
 
