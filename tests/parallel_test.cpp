@@ -187,3 +187,26 @@ TEST_CASE("hybrid: the default model combines the two parts into one step") {
     CHECK(e.batch == 4 * 128);
     CHECK(e.parts[1].sync == seconds{});
 }
+
+TEST_CASE("links from JSON: the example file, and bad ones named by file and field") {
+    const network_link l = io::load_link(test_support::source_path("data/links/example-link.json"));
+    CHECK(l.name == "my-roce-200g");
+    CHECK(l.bandwidth.value() == 200e9 / 8);  // 200 Gb/s in bytes per second
+    CHECK(l.latency.value() == doctest::Approx(3e-6));
+    const auto fails = [](const char* text, const char* expected) {
+        try {
+            io::link_from_json(nlohmann::json::parse(text), "net.json");
+            FAIL("no error for " << text);
+        } catch (const parse_error& e) {
+            CHECK(std::string(e.what()).find("net.json") != std::string::npos);
+            CHECK(std::string(e.what()).find(expected) != std::string::npos);
+        }
+    };
+    fails(R"({"bandwidth_gbps": 10})", "missing field 'name'");
+    fails(R"({"name": "x"})", "missing field 'bandwidth_gbps'");
+    fails(R"({"name": "x", "bandwidth_gbps": "fast"})", "must be a number");
+    fails(R"({"name": "x", "bandwidth_gbps": -1})", "bandwidth");
+    fails(R"({"name": "x", "bandwidth_gbps": 10, "latency_us": -2})", "latency");
+    fails(R"({"name": "x", "bandwith_gbps": 10})", "unknown field 'bandwith_gbps'");
+    fails(R"([1, 2])", "expected a JSON object");
+}

@@ -4,6 +4,7 @@
 
 #include "steptime/steptime.hpp"
 #include "steptime/io/device_json.hpp"
+#include "steptime/io/link_json.hpp"
 #include "steptime/io/paleo_json.hpp"
 #include "steptime/io/price_csv.hpp"
 #include "steptime/io/report_json.hpp"

@@ -30,12 +30,14 @@ nlohmann::ordered_json to_json(const plan& p, const step_estimate& e) {
         setup["network_latency_s"] = p.compat ? 0.0 : to_double(p.networks.front().latency);
         setup["overlap"] = to_string(p.overlap_with);
     }
+    const nlohmann::ordered_json estimate = io::to_json(e);
     nlohmann::ordered_json out;
-    for (const auto& [key, value] : io::to_json(e).items()) {
-        if (key == "parts" || key == "layers")
-            for (const auto& [k, v] : setup.items()) out[k] = v;
-        if (key == "layers") setup.clear();
-        out[key] = value;
+    for (const auto& item : estimate.items()) {
+        if (item.key() == "parts" || item.key() == "layers") {
+            for (const auto& s : setup.items()) out[s.key()] = s.value();
+            setup.clear();
+        }
+        out[item.key()] = item.value();
     }
     return out;
 }

@@ -30,6 +30,7 @@ device load_device(const std::string& d) {
 
 network_link load_link(const std::string& name, std::string_view option) {
     try {
+        if (std::filesystem::exists(name)) return io::load_link(name);
         return links::get(name);
     } catch (const invalid_argument& e) {
         throw invalid_argument(std::string(option) + ": " + e.what());
@@ -69,8 +70,8 @@ std::vector<collective> make_comms(const options& o, parallelism par, bool compa
     if (par != parallelism::data) {
         if (!o.comms.empty())
             throw invalid_argument("--comm: " + std::string(to_string(par)) +
-                                   " parallelism has no choice of collective (hybrid: tree AllReduce with "
-                                   "paleo-compat, ring otherwise)");
+                                   " parallelism has no choice of collective (hybrid uses a tree AllReduce "
+                                   "with paleo-compat, a ring otherwise; model parallelism none)");
         return {compat ? collective::tree : collective::ring};
     }
     if (o.comms.empty()) return {compat ? collective::tree : collective::ring};
@@ -121,26 +122,34 @@ std::string_view to_string(parallelism p) {
 }
 
 void add_options(CLI::App& cmd, options& o, bool lists) {
-    const std::string many = lists ? "comma list of " : "";
+    // The grid axes: one value in predict, a comma list in sweep.
+    const auto axis = [lists](const std::string& one, const std::string& many) { return lists ? many : one; };
     cmd.add_option("--model,-m", o.model, "zoo name or PALEO JSON file")->required();
-    cmd.add_option("--device,-d", o.devices, many + "catalog name or device JSON file")->required();
+    cmd.add_option("--device,-d", o.devices,
+                   axis("catalog name or device JSON file", "catalog names or device JSON files, comma-separated"))
+        ->required();
     cmd.add_option("--batch,-b", o.batches,
-                   many + "samples per step (default: the model's own batch); per worker under weak scaling, "
-                          "split among the workers under strong scaling");
-    cmd.add_option("--workers,-w", o.workers, many + "workers (GPUs), 1 to 1000000 (default 1)");
+                   axis("samples", "comma list of samples") +
+                       " per step (default: the model's own batch): per worker under weak scaling, split among the "
+                       "workers under strong scaling");
+    cmd.add_option("--workers,-w", o.workers,
+                   axis("workers (GPUs), 1 to 1000000 (default 1)",
+                        "comma list of worker counts (GPUs), 1 to 1000000 (default PALEO's 1,2,4,8,16,32,64,128)"));
     cmd.add_option("--parallelism", o.parallelism, lists ? "data (default) or hybrid" : "data (default), model or hybrid")
         ->check(CLI::IsMember(lists ? std::vector<std::string>{"data", "hybrid"}
                                     : std::vector<std::string>{"data", "model", "hybrid"}));
     cmd.add_option("--scaling", o.scaling, "weak (default: the batch is per worker) or strong (the batch is split)")
         ->check(CLI::IsMember({"weak", "strong"}));
     cmd.add_option("--comm", o.comms,
-                   many + "onetoall, tree, butterfly, butterfly-mixing, ring or hierarchical (default ring; with "
-                          "paleo-compat tree, and only PALEO's four)");
+                   axis("", "comma list of ") +
+                       "onetoall, tree, butterfly, butterfly-mixing, ring or hierarchical (default ring; with "
+                       "paleo-compat tree, and only PALEO's four)");
     cmd.add_option("--network", o.networks,
-                   many + "network_link between workers: a preset (ethernet-100g by default, paleo:ethernet20 with paleo-compat)");
-    cmd.add_option("--bandwidth", o.bandwidth, "a network_link of this bandwidth instead of a preset, e.g. 25Gbps or 12.5GB/s");
+                   axis("link between workers, a preset", "comma list of links between workers, presets") +
+                       " (default ethernet-100g, or paleo:ethernet20 with paleo-compat)");
+    cmd.add_option("--bandwidth", o.bandwidth, "a link of this bandwidth instead of a preset, e.g. 25Gbps or 12.5GB/s");
     cmd.add_option("--latency", o.latency, "the latency of the --bandwidth link, e.g. 5us (default 0)");
-    cmd.add_option("--intra-network", o.intra_network, "hierarchical: network_link between the GPUs of a node (default nvlink3)");
+    cmd.add_option("--intra-network", o.intra_network, "hierarchical: link between the GPUs of a node (default nvlink3)");
     cmd.add_option("--gpus-per-node", o.gpus_per_node, "hierarchical: GPUs per node (default 8)");
     cmd.add_option("--overlap", o.overlap, "none (default) or backward (gradients exchanged in buckets during the backward pass)")
         ->check(CLI::IsMember({"none", "backward"}));
@@ -151,7 +160,7 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                      }, "", "positive");
     cmd.add_option("--ppp-compute", o.ppp_compute, "fraction of peak FLOP/s reached (PALEO's ppp_comp)")->check(ppp);
     cmd.add_option("--ppp-memory", o.ppp_memory, "fraction of peak memory bandwidth reached")->check(ppp);
-    cmd.add_option("--ppp-comm", o.ppp_comm, "fraction of network_link bandwidth reached (PALEO's ppp_comm)")->check(ppp);
+    cmd.add_option("--ppp-comm", o.ppp_comm, "fraction of link bandwidth reached (PALEO's ppp_comm)")->check(ppp);
     cmd.add_option("--cross-device-gbps", o.cross_gbps, "bandwidth between model-parallel devices, GB/s")
         ->check(CLI::PositiveNumber);
     cmd.add_flag("--use-pipeline", o.pipelined, "paleo-compat: a layer costs max(compute, memory) (PALEO's --use_pipeline)");
@@ -180,16 +189,16 @@ plan make_plan(const options& o, bool lists) {
         throw invalid_argument("--cross-device-gbps: hybrid parallelism fetches over the --network link");
 
     std::vector<int> workers;
-    for (const auto& w : items(o.workers.empty() ? "1" : o.workers, "--workers", lists))
+    for (const auto& w : items(o.workers.empty() ? (lists ? "1,2,4,8,16,32,64,128" : "1") : o.workers, "--workers", lists))
         workers.push_back(static_cast<int>(parse_integer(w, "--workers", 1, max_workers)));
     if (par == parallelism::model && (workers.size() != 1 || workers[0] != 1))
         throw invalid_argument("--workers: model parallelism takes its devices from the network's ModelParallel "
                                "blocks; leave --workers out");
 
     std::vector<std::int64_t> batches;
-    if (o.batches.empty()) batches = {0};
-    for (const auto& b : o.batches.empty() ? std::vector<std::string>{} : items(o.batches, "--batch", lists))
-        batches.push_back(parse_integer(b, "--batch", 1, max_batch));
+    if (o.batches.empty()) batches = {0};  // the model's own
+    else
+        for (const auto& b : items(o.batches, "--batch", lists)) batches.push_back(parse_integer(b, "--batch", 1, max_batch));
 
     std::vector<collective> comms = make_comms(o, par, compat, lists);
     const bool hierarchical = std::find(comms.begin(), comms.end(), collective::hierarchical) != comms.end();
@@ -201,8 +210,9 @@ plan make_plan(const options& o, bool lists) {
     std::vector<device> devs;
     for (const auto& d : items(o.devices, "--device", lists)) devs.push_back(load_device(d));
 
-    plan p{load_model(o.model), std::move(devs), std::move(batches), std::move(workers), std::move(comms),
-           std::move(networks), std::move(cost)};
+    std::string label = zoo::find(o.model) ? o.model : std::filesystem::path(o.model).stem().string();
+    plan p{load_model(o.model), std::move(label), std::move(devs),     std::move(batches),
+           std::move(workers),  std::move(comms), std::move(networks), std::move(cost)};
     p.precision = *precision;
     p.parallel = par;
     p.scale = scale;
@@ -251,7 +261,7 @@ std::string describe(const network_link& l, bool paleo_formulas) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "%g Gb/s", to_double(l.bandwidth) * 8 / 1e9);
     std::string s = buf;
-    if (paleo_formulas) return s + ", no latency term (PALEO's formulas)";
+    if (paleo_formulas) return s + "; PALEO's formulas, no latency";
     std::snprintf(buf, sizeof buf, ", %g us latency", to_double(l.latency) * 1e6);
     return s + buf;
 }

@@ -35,6 +35,7 @@ std::string_view to_string(parallelism p);
 // The options resolved and checked together. The grid axes hold one value each in `predict`.
 struct plan {
     network net;
+    std::string model_label;            // the zoo name, or the PALEO JSON file's name without .json
     std::vector<device> devices;
     std::vector<std::int64_t> batches;  // 0: the model's own batch
     std::vector<int> workers;

@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <string_view>
 #include <sys/stat.h>
@@ -24,9 +27,10 @@ std::string find_on_path(std::string_view name) {
     for (std::size_t start = 0; start <= dirs.size();) {
         std::size_t end = dirs.find(':', start);
         if (end == std::string_view::npos) end = dirs.size();
-        std::string dir(dirs.substr(start, end - start));
-        if (dir.empty()) dir = ".";
-        const std::string file = dir + "/" + std::string(name);
+        // Appended piecewise: g++ 12 at -O2 warns wrongly (-Wrestrict, PR 105329) on dir + "/" + name.
+        std::string file(end == start ? std::string_view(".") : dirs.substr(start, end - start));
+        file += '/';
+        file.append(name);
         struct stat st {};
         if (stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(file.c_str(), X_OK) == 0) return file;
         start = end + 1;
@@ -58,28 +62,52 @@ void require_gnuplot() {
     if (find_on_path("gnuplot").empty()) throw invalid_argument("--plot needs gnuplot (Debian package gnuplot-nox)");
 }
 
-std::string speedup_script(const std::string& svg_file, const std::string& title, const std::vector<curve>& curves) {
-    double lo = 0, hi = 0;
+void require_writable(const std::string& svg_file) {
+    struct stat st {};
+    const bool existed = stat(svg_file.c_str(), &st) == 0;
+    std::FILE* f = std::fopen(svg_file.c_str(), "a");  // "a": an existing file is left as it is
+    if (f == nullptr) throw invalid_argument("--plot: cannot write " + svg_file + ": " + std::strerror(errno));
+    std::fclose(f);
+    if (!existed) std::remove(svg_file.c_str());
+}
+
+std::string speedup_script(const std::string& svg_file, const std::string& title, const std::string& subtitle,
+                           const std::vector<curve>& curves) {
+    double lo = 0, hi = 0, ylo = 1, yhi = 1;
     for (const auto& c : curves)
         for (const auto& [w, s] : c.points) {
             lo = lo == 0 ? w : std::min(lo, w);
             hi = std::max(hi, w);
+            if (s > 0 && std::isfinite(s)) ylo = std::min(ylo, s), yhi = std::max(yhi, s);
         }
     if (lo == hi) lo /= 2, hi *= 2;  // one worker count: widen the axis around it
+    // The y axis spans the curves and the ideal line, in powers of two labelled 1/4, 1/2, 1, 2, 4...
+    const int kmin = static_cast<int>(std::floor(std::log2(std::min(ylo, lo)) + 1e-9));
+    const int kmax = static_cast<int>(std::ceil(std::log2(std::max(yhi, hi)) - 1e-9));
+    const int step = (kmax - kmin) / 10 + 1;
 
     std::ostringstream g;
     g.precision(17);
-    g << "set terminal svg size 800,500 dynamic enhanced font 'sans,12'\n"
+    g << "set terminal svg size 800,500 dynamic enhanced font 'sans,12' background rgb 'white'\n"
       << "set output " << gp_quote(svg_file) << "\n"
       << "set encoding utf8\n"
-      << "set title " << gp_quote(title) << " noenhanced\n"
+      << "set title " << gp_quote(title) << " . \"\\n\" . " << gp_quote(subtitle) << " noenhanced\n"
       << "set xlabel 'workers (GPUs)'\n"
       << "set ylabel 'speedup (x)'\n"
       << "set logscale x 2\n"
       << "set logscale y 2\n"
       << "set format x '%g'\n"
-      << "set format y '%g'\n"
       << "set xrange [" << lo << ":" << hi << "]\n"
+      << "set yrange [" << std::ldexp(1.0, kmin) / 1.06 << ":" << std::ldexp(1.0, kmax) * 1.06 << "]\n"  // ticks at both ends
+      << "set ytics (";
+    bool first = true;
+    for (int k = kmin; k <= kmax; ++k) {
+        if (k % step != 0) continue;
+        const std::string label = k >= 0 ? std::to_string(1LL << k) : "1/" + std::to_string(1LL << -k);
+        g << (first ? "" : ", ") << "'" << label << "' " << std::ldexp(1.0, k);
+        first = false;
+    }
+    g << ")\n"
       << "set grid xtics ytics lc rgb '#d0d0d0' lw 1 dt 1\n"
       << "set border 3 lw 1\n"
       << "set tics nomirror\n"

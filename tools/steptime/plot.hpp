@@ -15,8 +15,13 @@ struct curve {
 // Throws "--plot needs gnuplot (Debian package gnuplot-nox)" when no gnuplot is on the PATH.
 void require_gnuplot();
 
-// The gnuplot script that draws speedup against workers (log2 axes), with the ideal line y = x.
-std::string speedup_script(const std::string& svg_file, const std::string& title, const std::vector<curve>& curves);
+// Throws "--plot: cannot write FILE: reason" unless the file can be written (checked before any work).
+void require_writable(const std::string& svg_file);
+
+// The gnuplot script that draws speedup against workers (log2 axes), with the ideal line y = x; the
+// title is two lines, the second smaller.
+std::string speedup_script(const std::string& svg_file, const std::string& title, const std::string& subtitle,
+                           const std::vector<curve>& curves);
 
 // Runs gnuplot on the script; throws when it fails.
 void run_gnuplot(const std::string& script, const std::string& svg_file);

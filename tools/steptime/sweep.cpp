@@ -1,5 +1,7 @@
 #include "sweep.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <iostream>
 
 #include "plot.hpp"
@@ -9,7 +11,7 @@ namespace {
 
 sweep_row make_row(const plan& p, const step_estimate& e, const std::string& network, const std::string& comm, double t1,
                    std::size_t series) {
-    sweep_row r{e.model, e.device, network, comm};
+    sweep_row r{p.model_label, e.device, network, comm};
     r.workers = e.workers;
     r.batch = e.batch;
     r.batch_per_worker = e.batch_per_worker;
@@ -22,6 +24,13 @@ sweep_row make_row(const plan& p, const step_estimate& e, const std::string& net
     r.efficiency = r.speedup / r.workers;
     r.series = series;
     return r;
+}
+
+// The shortest text that reads back as the same double.
+std::string shortest(double v) {
+    char buf[64];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc{} ? std::string(buf, end) : detail::exact(v);
 }
 
 // An aligned text table: the first `text_columns` columns flush left, the others flush right.
@@ -71,8 +80,8 @@ std::vector<sweep_row> run_sweep(const plan& p) {
 
 void write_sweep_table(std::ostream& out, const plan& p, const std::vector<sweep_row>& rows) {
     using detail::fixed;
-    out << p.net.name() << ": " << to_string(p.parallel) << " parallelism, " << to_string(p.scale) << " scaling, "
-        << p.cost_name() << " cost model, " << to_string(p.precision)
+    out << p.model_label << (p.net.name() == p.model_label ? "" : " (" + p.net.name() + ")") << ": "
+        << to_string(p.parallel) << " parallelism, " << to_string(p.scale) << " scaling, " << p.cost_name() << " cost model, " << to_string(p.precision)
         << (p.overlap_with == overlap::backward ? ", gradients exchanged during the backward pass" : "")
         << "; speedup over the same configuration on 1 worker\n\n";
     const bool overlapped = p.overlap_with == overlap::backward;
@@ -104,7 +113,7 @@ void write_sweep_table(std::ostream& out, const plan& p, const std::vector<sweep
 
 void write_sweep_csv(std::ostream& out, const std::vector<sweep_row>& rows) {
     using detail::csv_field;
-    using detail::exact;
+    const auto exact = shortest;
     out << "model,device,network,comm,workers,batch,batch_per_worker,step_ms,compute_ms,comm_ms,exposed_comm_ms,"
            "throughput_samples_per_s,speedup,efficiency\n";
     for (const auto& r : rows)
@@ -122,13 +131,18 @@ void plot_sweep(const std::string& svg_file, const plan& p, const std::vector<sw
         return "batch " + std::to_string(b == 0 ? p.net.native_batch : b) +
                (p.scale == scaling::strong ? " (global)" : " per worker");
     };
-    std::string title = p.net.name() + ", " + std::string(to_string(p.scale)) + " scaling";
+    std::string title = p.model_label + ", " + std::string(to_string(p.parallel)) + " parallelism, " +
+                        std::string(to_string(p.scale)) + " scaling";
     if (!by_batch) title += ", " + batch_text(p.batches.front());
-    if (!by_device) title += ", " + p.devices.front().name;
-    if (!by_comm && !by_network) title += ", " + rows.front().comm + " over " + rows.front().network;
-    else if (!by_comm) title += ", " + rows.front().comm;
-    else if (!by_network) title += ", over " + rows.front().network;
-    title += " (" + std::string(p.cost_name()) + ")";
+    std::string subtitle;
+    const auto sub = [&](const std::string& s) { subtitle += (subtitle.empty() ? "" : ", ") + s; };
+    if (!by_device) sub(p.devices.front().name);
+    if (!by_comm && !by_network) sub(rows.front().comm + " AllReduce over " + rows.front().network);
+    else if (!by_comm) sub(rows.front().comm + " AllReduce");
+    else if (!by_network) sub("over " + rows.front().network);
+    if (std::find(p.comms.begin(), p.comms.end(), collective::hierarchical) != p.comms.end())
+        sub("hierarchical: " + std::to_string(p.gpus_per_node) + " GPUs per node over " + p.intra_node.name);
+    sub(std::string(p.cost_name()) + " cost model");
 
     std::vector<curve> curves;
     for (const auto& r : rows) {
@@ -145,11 +159,11 @@ void plot_sweep(const std::string& svg_file, const plan& p, const std::vector<sw
         }
         curves[r.series].points.emplace_back(r.workers, r.speedup);
     }
-    run_gnuplot(speedup_script(svg_file, title, curves), svg_file);
+    run_gnuplot(speedup_script(svg_file, title, subtitle, curves), svg_file);
 }
 
 void sweep(const options& o, const sweep_options& s) {
-    if (s.plot) require_gnuplot();  // before any work
+    if (s.plot) require_gnuplot(), require_writable(*s.plot);  // before any work
     const plan p = make_plan(o, /*lists=*/true);
     if (p.parallel == parallelism::model)
         throw invalid_argument("--parallelism model: the network's placement fixes the devices; use steptime predict");

@@ -66,6 +66,9 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         throw invalid_argument("workers is " + std::to_string(dp.workers) + ", expected 1 to 1000000");
     if (!(dp.bucket.value() > 0)) throw invalid_argument("gradient bucket size must be positive");
     const std::int64_t batch = opt.batch == 0 ? net.native_batch : opt.batch;
+    if (dp.scale == scaling::strong && batch < dp.workers)
+        throw invalid_argument("strong scaling of a batch of " + std::to_string(batch) + " over " +
+                               std::to_string(dp.workers) + " workers leaves some without a sample");
     if (batch < 1 || batch > max_batch)  // the global batch too under strong scaling
         throw invalid_argument("batch " + std::to_string(batch) + " is outside [1, " + std::to_string(max_batch) + "]");
     estimate_options per_worker = opt;
