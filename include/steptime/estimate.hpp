@@ -62,6 +62,8 @@ struct step_estimate {
 
 namespace detail {
 inline void require_finite(seconds t, const std::string& what) {
+    if (std::isinf(t.value()) && t.value() > 0)  // valid inputs too extreme for a double: a rate near 0, sizes near 2^63
+        throw invalid_argument(what + " is beyond the range of a double: the sizes or rates are too extreme");
     if (!std::isfinite(t.value()) || t.value() < 0)
         throw error("internal: " + what + " came out as " + std::to_string(t.value()) + " s");
 }

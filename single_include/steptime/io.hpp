@@ -49,9 +49,17 @@ namespace device_json_detail {
 // The file's units, in base units (FLOP/s, B/s, B, Hz).
 inline constexpr double tflops = 1e12, gbps = 1e9, gib = 1073741824.0, mhz = 1e6;
 
+// At most 40 characters, and never a dump of nested containers (the serializer recurses once per
+// level: a deeply nested value would overflow the stack).
 inline std::string excerpt(const nlohmann::json& v) {
-    std::string s = v.dump();
-    return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+    bool flat = true;
+    if (v.is_structured())
+        for (const auto& x : v) flat = flat && !x.is_structured();
+    std::string s = flat ? v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : v.is_array() ? "[...]" : "{...}";
+    if (s.size() <= 40) return s;
+    std::size_t cut = 37;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+    return s.substr(0, cut) + "...";
 }
 
 // nlohmann_json's message without its "[json.exception.parse_error.101] " prefix.
@@ -210,10 +218,14 @@ inline device load_device(const std::filesystem::path& path) {
     if (std::filesystem::is_directory(status)) throw parse_error(origin + ": is a directory, expected a device file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw parse_error(origin + ": cannot open the device file");
-    std::string text(max_device_file_bytes + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    std::string text;  // read in chunks up to one byte past the limit (not a zero-filled 1 MiB per call)
+    char chunk[4096];
+    while (text.size() <= max_device_file_bytes) {
+        in.read(chunk, sizeof chunk);
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+        if (!in) break;
+    }
     if (in.bad() || (in.fail() && !in.eof())) throw parse_error(origin + ": cannot read the device file");
-    text.resize(static_cast<std::size_t>(in.gcount()));
     if (text.size() > max_device_file_bytes)
         throw parse_error(origin + ": file is larger than 1 MiB, the limit for a device file");
     // The keys leading to the value being parsed, by depth: they name the field when a number
@@ -275,9 +287,11 @@ inline nlohmann::json to_json(const device& d) {
 
 }  // namespace steptime::io
 // ---- end steptime/io/device_json.hpp ----
-// ---- begin steptime/io/paleo_json.hpp ----
-// steptime/io/paleo_json.hpp: reads PALEO's network description format (paleo-model.md section 6.1),
-// including Block and ModelParallel constructs and @self/@all parent suffixes.
+// ---- begin steptime/io/link_json.hpp ----
+// steptime/io/link_json.hpp: a network link as one JSON object (data/links/example-link.json):
+//   {"name": "my-fabric", "bandwidth_gbps": 200, "latency_us": 1.5, "source": "..."}
+// bandwidth_gbps in gigabits per second (as network vendors quote it), latency_us in microseconds
+// (default 0). Unknown fields are errors (they are usually typos); messages start with the file name.
 
 
 
@@ -310,12 +324,161 @@ inline std::string read_file(const std::filesystem::path& path, std::uintmax_t l
 
 namespace steptime::io {
 
+inline network_link link_from_json(const nlohmann::json& j, const std::string& origin) {
+    if (!j.is_object()) throw parse_error(origin + ": expected a JSON object with name, bandwidth_gbps, latency_us");
+    for (const auto& [key, value] : j.items())
+        if (key != "name" && key != "bandwidth_gbps" && key != "latency_us" && key != "source")
+            throw parse_error(origin + ": unknown field '" + key + "' (expected name, bandwidth_gbps, latency_us, source)");
+    const auto text = [&](const char* key, bool required) {
+        auto it = j.find(key);
+        if (it == j.end()) {
+            if (required) throw parse_error(origin + ": missing field '" + key + "'");
+            return std::string{};
+        }
+        if (!it->is_string()) throw parse_error(origin + ": field '" + key + "' must be a string, got " + it->dump());
+        return it->get<std::string>();
+    };
+    const auto number = [&](const char* key, bool required, const char* unit) {
+        auto it = j.find(key);
+        if (it == j.end()) {
+            if (required) throw parse_error(origin + ": missing field '" + key + "' (" + unit + ")");
+            return 0.0;
+        }
+        if (!it->is_number())
+            throw parse_error(origin + ": field '" + key + "' must be a number (" + unit + "), got " + it->dump());
+        return it->get<double>();
+    };
+    network_link l{text("name", true), gigabits_per_second_of(number("bandwidth_gbps", true, "Gb/s")),
+                   microseconds_of(number("latency_us", false, "us")), text("source", false)};
+    try {
+        validate(l);
+    } catch (const invalid_argument& e) {
+        throw parse_error(origin + ": " + e.what());
+    }
+    return l;
+}
+
+inline network_link load_link(const std::filesystem::path& path) {
+    const std::string text = read_file(path, 1u << 20);
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw parse_error(path.string() + ": malformed JSON: " + e.what());
+    }
+    return link_from_json(j, path.string());
+}
+
+}  // namespace steptime::io
+// ---- end steptime/io/link_json.hpp ----
+// ---- begin steptime/io/paleo_json.hpp ----
+// steptime/io/paleo_json.hpp: reads PALEO's network description format (paleo-model.md section 6.1),
+// including Block and ModelParallel constructs and @self/@all parent suffixes.
+
+#include <limits>
+#include <unordered_set>
+
+
+
+namespace steptime::io {
+
 namespace detail_paleo {
 
 using json = nlohmann::ordered_json;
 
 // Nesting deeper than this is refused (PALEO's own nets nest one level).
 inline constexpr int max_block_depth = 32;
+
+// A value for an error message: at most 40 characters, and never a dump of nested containers (the
+// serializer recurses once per level, so a deeply nested value would overflow the stack).
+inline std::string excerpt(const json& v) {
+    bool flat = true;
+    if (v.is_structured())
+        for (const auto& x : v) flat = flat && !x.is_structured();
+    std::string s = flat ? v.dump(-1, ' ', false, json::error_handler_t::replace) : v.is_array() ? "[...]" : "{...}";
+    if (s.size() <= 40) return s;
+    std::size_t cut = 37;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+    return s.substr(0, cut) + "...";
+}
+
+// Builds the document in time linear in its size. nlohmann_json's own builder looks every key up in
+// the ordered_map (a vector) before inserting it, which makes an object of n members cost n^2 / 2
+// string comparisons: 11 s for a 100,000-layer file. Duplicate keys are refused, naming their path.
+class dom_builder : public nlohmann::json_sax<json> {
+public:
+    explicit dom_builder(const std::string& origin) : origin_(origin) {}
+    json root{};
+
+    bool null() override { return add(json(nullptr)); }
+    bool boolean(bool v) override { return add(json(v)); }
+    bool number_integer(number_integer_t v) override { return add(json(v)); }
+    bool number_unsigned(number_unsigned_t v) override { return add(json(v)); }
+    bool number_float(number_float_t v, const string_t&) override { return add(json(v)); }
+    bool string(string_t& v) override { return add(json(std::move(v))); }
+    bool binary(binary_t& v) override { return add(json::binary(std::move(v))); }
+    bool start_object(std::size_t) override { return open(json::object()); }
+    bool start_array(std::size_t) override { return open(json::array()); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& k) override {
+        if (duplicate(open_.back(), k)) {
+            std::string path;
+            for (const auto& o : open_)
+                if (!o.key.empty()) path += o.key + ".";
+            throw steptime::parse_error(origin_ + ": duplicate key '" + path + k + "'");
+        }
+        key_ = std::move(k);
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+        throw steptime::parse_error(origin_ + ": malformed JSON: " + e.what());
+    }
+
+private:
+    struct container {
+        json* value;
+        std::string key;                        // its own key in its parent object, for messages
+        std::unordered_set<std::string> keys{};  // its members' keys, once it has 16 (objects)
+    };
+    const std::string& origin_;
+    std::vector<container> open_{};
+    std::string key_{};
+
+    // Small objects (every layer) are searched; large ones (a net's layers) get a set of their keys.
+    static bool duplicate(container& c, const std::string& k) {
+        const auto& members = c.value->get_ref<const json::object_t&>();
+        if (members.size() < 16) return std::ranges::any_of(members, [&](const auto& m) { return m.first == k; });
+        if (c.keys.empty())
+            for (const auto& m : members) c.keys.insert(m.first);
+        return !c.keys.insert(k).second;
+    }
+
+    json* add(json&& v) {
+        if (open_.empty()) {
+            root = std::move(v);
+            return &root;
+        }
+        json& top = *open_.back().value;
+        if (top.is_array()) {
+            auto& a = top.get_ref<json::array_t&>();
+            a.push_back(std::move(v));
+            return &a.back();
+        }
+        auto& o = top.get_ref<json::object_t&>();
+        o.json::object_t::Container::push_back({std::move(key_), std::move(v)});  // appended, not looked up
+        return &o.back().second;
+    }
+    bool open(json&& v) {
+        std::string k = !open_.empty() && open_.back().value->is_object() ? key_ : std::string{};
+        open_.push_back({add(std::move(v)), std::move(k)});
+        return true;
+    }
+    bool close() {
+        open_.pop_back();
+        return true;
+    }
+};
 
 struct flat_layer {
     std::string name{};
@@ -361,7 +524,10 @@ private:
     }
 
     std::int64_t integer(const json& v, const std::string& layer, const std::string& what) const {
-        if (!v.is_number_integer()) fail(layer, "field '" + what + "' must be an integer, got " + v.dump());
+        if (!v.is_number_integer()) fail(layer, "field '" + what + "' must be an integer, got " + excerpt(v));
+        constexpr auto largest = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() > largest)  // get<int64_t> would wrap it negative
+            fail(layer, "field '" + what + "' is " + v.dump() + ", beyond the 64-bit integer range");
         return v.get<std::int64_t>();
     }
 
@@ -369,7 +535,7 @@ private:
         const auto& v = field(spec, key, layer);
         if (!v.is_array() || (n && v.size() != n))
             fail(layer, std::string("field '") + key + "' must be an array of " + std::to_string(n) + " integers, got " +
-                            v.dump());
+                            excerpt(v));
         std::vector<std::int64_t> out;
         for (const auto& x : v) out.push_back(integer(x, layer, key));
         return out;
@@ -380,7 +546,7 @@ private:
         if (!v.is_array()) fail(layer, "field 'parents' must be an array of layer names");
         std::vector<std::string> out;
         for (const auto& p : v) {
-            if (!p.is_string()) fail(layer, "field 'parents' must hold layer names, got " + p.dump());
+            if (!p.is_string()) fail(layer, "field 'parents' must hold layer names, got " + excerpt(p));
             out.push_back(p.get<std::string>());
         }
         return out;
@@ -391,6 +557,7 @@ private:
         if (depth > max_block_depth) fail(prefix, "blocks nest deeper than " + std::to_string(max_block_depth));
         for (const auto& [key, spec] : layers.items()) {
             const std::string name = prefix + key;
+            too_many_layers(name);
             if (!spec.is_object()) fail(name, "the layer must be a JSON object");
             const auto& type = field(spec, "type", name);
             if (!type.is_string()) fail(name, "field 'type' must be a string");
@@ -427,6 +594,7 @@ private:
             const auto own = parent_list(s, base);
             for (int i = 0; i < k; ++i) {
                 const std::string copy = base + "@" + std::to_string(i);
+                too_many_layers(copy);
                 copies_of_[base].push_back(copy);
                 std::vector<std::string> ps;
                 if (own.empty()) ps = parents;
@@ -440,6 +608,14 @@ private:
         }
     }
 
+    // Refuses the file before expanding it beyond what network::add would accept (ModelParallel
+    // multiplies layers by up to 1,024).
+    void too_many_layers(const std::string& name) const {
+        if (flat_.size() >= network::max_layers)
+            throw invalid_model(origin_ + ": layer '" + name + "': the network exceeds " +
+                                std::to_string(network::max_layers) + " layers");
+    }
+
     // A parent name as written -> the layers it stands for.
     std::vector<std::string> resolve(const std::string& p) const {
         if (auto it = endpoint_of_.find(p); it != endpoint_of_.end()) return {it->second};
@@ -447,6 +623,12 @@ private:
             if (auto it = copies_of_.find(p.substr(0, p.size() - 4)); it != copies_of_.end()) return it->second;
         }
         return {p};
+    }
+
+    std::size_t resolved_count(const std::string& p) const {
+        if (p.ends_with("@all") && !endpoint_of_.contains(p))
+            if (auto it = copies_of_.find(p.substr(0, p.size() - 4)); it != copies_of_.end()) return it->second.size();
+        return 1;
     }
 
     // Kahn's algorithm in file order, so the network lists layers as the file does where it can.
@@ -458,6 +640,12 @@ private:
         std::vector<std::vector<std::string>> parents(flat_.size());
         std::vector<std::vector<std::size_t>> children(flat_.size());
         std::vector<std::size_t> missing(flat_.size(), 0);
+        std::size_t connections = 0;  // counted before @all expansions are materialized, which could exhaust memory
+        for (const auto& f : flat_)
+            for (const auto& written : f.parents)
+                if ((connections += resolved_count(written)) > network::max_connections)
+                    throw invalid_model(origin_ + ": layer '" + f.name + "': the network exceeds " +
+                                        std::to_string(network::max_connections) + " connections between layers");
         for (std::size_t i = 0; i < flat_.size(); ++i)
             for (const auto& written : flat_[i].parents)
                 for (auto& p : resolve(written)) {
@@ -499,7 +687,7 @@ private:
         const auto& p = field(spec, "padding", layer);
         if (p == "SAME") return ops::padding::same();
         if (p == "VALID") return ops::padding::valid();
-        fail(layer, "field 'padding' must be \"SAME\" or \"VALID\", got " + p.dump());
+        fail(layer, "field 'padding' must be \"SAME\" or \"VALID\", got " + excerpt(p));
     }
 
     // [1, h, w, 1] -> {h, w}
@@ -511,8 +699,10 @@ private:
 
     layer_op to_op(const flat_layer& f, network& net, const std::vector<std::string>& parents) const {
         const json& s = *f.spec;
-        const std::string type = s["type"].get<std::string>();
         const std::string& n = f.name;
+        const auto& t = field(s, "type", n);  // checked here: ModelParallel sub-layers are not checked on expansion
+        if (!t.is_string()) fail(n, "field 'type' must be a string");
+        const std::string type = t.get<std::string>();
         if (type == "Input") {
             if (!parents.empty()) fail(n, "an Input layer has no parents");
             const auto t = ints(s, "tensor", 0, n);
@@ -554,6 +744,8 @@ private:
         }
         if (type == "Concatenate") {
             const std::int64_t dim = integer(field(s, "dim", n), n, "dim");
+            if (dim < 1 || dim > 3)  // checked before narrowing to int
+                fail(n, "field 'dim' is " + std::to_string(dim) + ", expected an NHWC axis other than the batch: 1, 2 or 3");
             return ops::concat{static_cast<int>(dim - 1)};  // NHWC index -> per-sample axis
         }
         if (type == "Softmax") {
@@ -585,13 +777,9 @@ private:
 
 // Builds a network from PALEO JSON text; `origin` names the source in error messages.
 inline network parse_paleo_json(std::string_view text, const std::string& origin = "<input>") {
-    detail_paleo::json root;
-    try {
-        root = detail_paleo::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw parse_error(origin + ": malformed JSON: " + e.what());
-    }
-    return detail_paleo::reader(origin).read(root);
+    detail_paleo::dom_builder builder(origin);
+    detail_paleo::json::sax_parse(text, &builder);
+    return detail_paleo::reader(origin).read(builder.root);
 }
 
 inline network load_paleo_json(const std::filesystem::path& path) {
@@ -600,6 +788,92 @@ inline network load_paleo_json(const std::filesystem::path& path) {
 
 }  // namespace steptime::io
 // ---- end steptime/io/paleo_json.hpp ----
+// ---- begin steptime/io/price_csv.hpp ----
+// steptime/io/price_csv.hpp: price tables (USD per GPU-hour) from CSV files.
+
+#include <charconv>
+
+
+namespace steptime::prices {
+
+// More rows are refused: price_table looks names up linearly, so n rows cost n^2 / 2 comparisons
+// (100,000 rows took 16 s); the device catalog has a few dozen devices.
+inline constexpr std::size_t max_prices = 1'000;
+
+namespace detail {
+inline std::string_view trim(std::string_view s) {
+    const auto b = s.find_first_not_of(" \t");
+    if (b == std::string_view::npos) return {};
+    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+}  // namespace detail
+
+// A price CSV: a header `device,usd_per_gpu_hour[,source]`, then one device a line; the source is the
+// rest of the line (it may hold commas; no quoting). Blank lines are skipped. Errors name `origin` and the line.
+inline price_table parse_csv(std::string_view text, const std::string& origin = "<prices>") {
+    price_table t;
+    std::vector<std::size_t> first_line;  // per entry of t, the line that set it
+    std::size_t line_no = 0;
+    bool header = false, has_source = false;
+    while (!text.empty()) {
+        const auto eol = text.find('\n');
+        std::string_view line = text.substr(0, eol);
+        text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (detail::trim(line).empty()) continue;
+        const auto where = origin + ":" + std::to_string(line_no) + ": ";
+        const auto c1 = line.find(',');
+        const auto c2 = c1 == std::string_view::npos ? c1 : line.find(',', c1 + 1);
+        const std::string_view device = detail::trim(line.substr(0, c1));
+        const std::string_view price =
+            c1 == std::string_view::npos ? std::string_view{} : detail::trim(line.substr(c1 + 1, c2 - c1 - 1));
+        const std::string_view source =
+            c2 == std::string_view::npos ? std::string_view{} : detail::trim(line.substr(c2 + 1));
+        if (!header) {
+            if (device != "device" || price != "usd_per_gpu_hour" ||
+                !(c2 == std::string_view::npos || source == "source"))
+                throw parse_error(where + "expected the header 'device,usd_per_gpu_hour' or "
+                                          "'device,usd_per_gpu_hour,source', found '" + std::string(line) + "'");
+            header = true;
+            has_source = c2 != std::string_view::npos;
+            continue;
+        }
+        if (c1 == std::string_view::npos)
+            throw parse_error(where + "expected 'device,usd_per_gpu_hour[,source]', found '" + std::string(line) + "'");
+        if (device.empty()) throw parse_error(where + "empty device name");
+        if (c2 != std::string_view::npos && !has_source)  // "k80,0,9" is not a price of 0 from source "9"
+            throw parse_error(where + "expected 2 columns as in the header 'device,usd_per_gpu_hour', found '" +
+                              std::string(line) + "' (a decimal comma?)");
+        if (t.entries().size() == max_prices)
+            throw parse_error(where + "more than " + std::to_string(max_prices) + " prices, the limit of a price table");
+        double usd = 0;
+        const auto [end, ec] = std::from_chars(price.data(), price.data() + price.size(), usd);
+        if (price.empty() || ec != std::errc{} || end != price.data() + price.size())
+            throw parse_error(where + "price of '" + std::string(device) + "' is '" + std::string(price) +
+                              "', expected a number");
+        if (!std::isfinite(usd) || usd < 0)
+            throw parse_error(where + "price of '" + std::string(device) + "' is " + std::string(price) +
+                              ", expected a finite non-negative number of USD per GPU-hour");
+        const auto seen = std::ranges::find(t.entries(), device, &gpu_price::device);
+        if (seen != t.entries().end()) {
+            const auto first = first_line[static_cast<std::size_t>(seen - t.entries().begin())];
+            throw parse_error(where + "device '" + std::string(device) + "' already has a price (line " +
+                              std::to_string(first) + ")");
+        }
+        t.set(std::string(device), usd, std::string(source));
+        first_line.push_back(line_no);
+    }
+    if (!header) throw parse_error(origin + ": empty; expected the header 'device,usd_per_gpu_hour[,source]'");
+    return t;
+}
+
+inline price_table load_csv(const std::filesystem::path& path) {
+    return parse_csv(io::read_file(path), path.string());
+}
+
+}  // namespace steptime::prices
+// ---- end steptime/io/price_csv.hpp ----
 // ---- begin steptime/io/report_json.hpp ----
 // steptime/io/report_json.hpp: a step estimate as JSON (times in seconds, work in FLOPs and bytes).
 

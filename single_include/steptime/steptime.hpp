@@ -719,12 +719,15 @@ inline std::int64_t window_out(std::int64_t in, std::int64_t k, std::int64_t str
     require(k > 0 && stride > 0 && dilation > 0 && pad >= 0, layer,
             "window " + std::to_string(k) + ", stride " + std::to_string(stride) + ", dilation " +
                 std::to_string(dilation) + ", pad " + std::to_string(pad) + ": expected positive sizes");
-    const std::int64_t k_eff = (k - 1) * dilation + 1;
+    const std::string what = "layer '" + layer + "'";
+    using steptime::detail::checked_add, steptime::detail::checked_mul;
+    const std::int64_t k_eff = checked_add(checked_mul(k - 1, dilation, what), 1, what);
+    const std::int64_t padded = mode == padding::mode::explicit_ ? checked_add(in, checked_mul(2, pad, what), what) : in;
     std::int64_t out = 0;
     switch (mode) {
-        case padding::mode::same: out = (in + stride - 1) / stride; break;
-        case padding::mode::valid: out = in >= k_eff ? (in - k_eff) / stride + 1 : 0; break;
-        case padding::mode::explicit_: out = in + 2 * pad >= k_eff ? (in + 2 * pad - k_eff) / stride + 1 : 0; break;
+        case padding::mode::same: out = in > 0 ? (in - 1) / stride + 1 : 0; break;  // ceil(in / stride)
+        case padding::mode::valid:
+        case padding::mode::explicit_: out = padded >= k_eff ? (padded - k_eff) / stride + 1 : 0; break;
     }
     require(out > 0, layer,
             "window of " + std::to_string(k_eff) + " does not fit an input of " + std::to_string(in) +
@@ -857,7 +860,8 @@ struct conv2d {
         return detail::window_output(in[0], kernel, stride, dilation, pad, filters, layer);
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return detail::product({kernel.h, kernel.w, in[0].c() / groups, filters}) + (bias ? filters : 0);
+        return steptime::detail::checked_add(detail::product({kernel.h, kernel.w, in[0].c() / groups, filters}),
+                                             bias ? filters : 0, "parameter count");
     }
     // Dense arithmetic of the convolution (2 per multiply-add); every phase does the same amount
     // when the data gradient skips the zeros a strided forward pass implies (paleo-model.md 13.1).
@@ -889,26 +893,31 @@ struct deconv2d {
     bool bias = true;
 
     // Output size per dimension: SAME in*s, VALID (in-1)*s + k, explicit (in-1)*s + k - 2p (TensorFlow).
-    static std::int64_t out_dim(std::int64_t in, std::int64_t k, std::int64_t s, const padding& p, std::int64_t pad) {
+    static std::int64_t out_dim(std::int64_t in, std::int64_t k, std::int64_t s, const padding& p, std::int64_t pad,
+                                const std::string& what = "deconv2d output") {
+        using steptime::detail::checked_add, steptime::detail::checked_mul;
         switch (p.kind) {
-            case padding::mode::same: return in * s;
-            case padding::mode::valid: return (in - 1) * s + k;
-            case padding::mode::explicit_: return (in - 1) * s + k - 2 * pad;
+            case padding::mode::same: return checked_mul(in, s, what);
+            case padding::mode::valid: return checked_add(checked_mul(in - 1, s, what), k, what);
+            case padding::mode::explicit_:
+                return checked_add(checked_mul(in - 1, s, what), k, what) - checked_mul(2, pad, what);
         }
         return 0;
     }
     tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
         detail::require_inputs(in, 1, layer);
         detail::require_image(in[0], layer);
-        detail::require(filters > 0 && kernel.h > 0 && kernel.w > 0 && stride.h > 0 && stride.w > 0, layer,
-                        "expected positive filters, kernel and stride");
-        const auto h = out_dim(in[0].h(), kernel.h, stride.h, pad, pad.h);
-        const auto w = out_dim(in[0].w(), kernel.w, stride.w, pad, pad.w);
+        detail::require(filters > 0 && kernel.h > 0 && kernel.w > 0 && stride.h > 0 && stride.w > 0 && pad.h >= 0 &&
+                            pad.w >= 0,
+                        layer, "expected positive filters, kernel and stride, and non-negative pads");
+        const auto h = out_dim(in[0].h(), kernel.h, stride.h, pad, pad.h, "layer '" + layer + "'");
+        const auto w = out_dim(in[0].w(), kernel.w, stride.w, pad, pad.w, "layer '" + layer + "'");
         detail::require(h > 0 && w > 0, layer, "padding leaves no output (" + detail::dims(h, w) + ")");
         return make_shape({h, w, filters}, 3, "layer '" + layer + "'");
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return detail::product({kernel.h, kernel.w, in[0].c(), filters}) + (bias ? filters : 0);
+        return steptime::detail::checked_add(detail::product({kernel.h, kernel.w, in[0].c(), filters}),
+                                             bias ? filters : 0, "parameter count");
     }
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, n = a.batch;
@@ -945,7 +954,8 @@ struct dense {
         return tensor_shape::features(outputs);
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return detail::product({in[0].elements(), outputs}) + (bias ? outputs : 0);
+        return steptime::detail::checked_add(detail::product({in[0].elements(), outputs}), bias ? outputs : 0,
+                                             "parameter count");
     }
     // X[n,D] * W[D,M]: forward X*W, data gradient dY*W^T, weight gradient X^T*dY, each 2nDM.
     op_work work(phase p, const work_args& a) const {
@@ -1067,7 +1077,7 @@ struct pool2d {
         const double e = a.element_bytes, n = a.batch;
         const double x = detail::elems(a.inputs[0]) * n, y = detail::elems(a.output) * n;
         const extent k = window_for(a.inputs[0]);
-        const double f = static_cast<double>(k.h * k.w) * y;  // one compare or add per window element
+        const double f = static_cast<double>(k.h) * static_cast<double>(k.w) * y;  // one compare or add per window element
         switch (p) {
             case phase::forward: return {f, e * x, e * y};
             // Max pooling re-reads the input to find each window's maximum; average pooling does not.
@@ -1158,7 +1168,7 @@ struct concat {
                                 std::to_string(axis) + ": the other dimensions differ");
             out.dims[axis] = steptime::detail::checked_add(out.dims[axis], in[i].dims[axis], "layer '" + layer + "'");
         }
-        return out;
+        return make_shape(out.dims, out.rank, "layer '" + layer + "'");
     }
     std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
     op_work work(phase p, const work_args& a) const {
@@ -1317,6 +1327,9 @@ public:
 
     // Upper limit on layers: a guard against runaway generated inputs, far above real networks.
     static constexpr std::size_t max_layers = 100'000;
+    // Upper limit on connections (parent links), for the same reason: PALEO's @all parents of a
+    // 1,024-way ModelParallel block make a million of them from a few lines of JSON.
+    static constexpr std::size_t max_connections = 1'000'000;
 
     explicit basic_network(std::string name = "network") : name_(std::move(name)) {}
 
@@ -1330,6 +1343,9 @@ public:
         if (by_name_.contains(name)) throw invalid_model("layer '" + name + "' is defined twice");
         if (boost::num_vertices(g_) >= max_layers)
             throw invalid_model("layer '" + name + "': the network exceeds " + std::to_string(max_layers) + " layers");
+        if (parents.size() > max_connections - boost::num_edges(g_))
+            throw invalid_model("layer '" + name + "': the network exceeds " + std::to_string(max_connections) +
+                                " connections between layers");
         layer<Op> l{std::move(name), std::move(op), {}, {}, 0, device};
         std::vector<vertex> from;
         for (const auto& p : parents) {
@@ -1382,7 +1398,8 @@ public:
     // Elements of every layer's output for one sample (PALEO's activation count, input included).
     std::int64_t activation_elements() const {
         std::int64_t n = 0;
-        for (auto v : vertices()) n += g_[v].output.elements();
+        for (auto v : vertices())
+            n = detail::checked_add(n, g_[v].output.elements(), "network '" + name_ + "' activation count");
         return n;
     }
 
@@ -1460,18 +1477,20 @@ enum class pass { forward, backward, backward_data, backward_weights };
 // Time of one layer in one pass, PALEO's decomposition T = R + C + W, plus fixed per-kernel costs,
 // with the FLOPs and bytes the model charged for it.
 struct layer_time {
-    seconds fetch{};     // reading inputs and weights (local memory and remote devices)
+    seconds fetch{};     // reading inputs and weights from the device's memory
     seconds compute{};
     seconds write{};
+    seconds remote{};    // reading inputs produced on other devices (model parallelism)
     seconds overhead{};  // kernel launches and other fixed costs
     flops work{};
     bytes traffic{};
 
-    seconds total() const { return fetch + compute + write + overhead; }
+    seconds total() const { return fetch + compute + write + remote + overhead; }
     layer_time& operator+=(const layer_time& o) {
         fetch += o.fetch;
         compute += o.compute;
         write += o.write;
+        remote += o.remote;
         overhead += o.overhead;
         work += o.work;
         traffic += o.traffic;
@@ -1551,7 +1570,7 @@ struct paleo_compat {
             // 5.2: F = 2 kh kw C Ho Wo N; read input, write output; backward = forward, no filter part.
             if (p != pass::backward_weights) {
                 const auto k = pool->window_for(l.inputs[0]);
-                a.compute(u, 2.0 * double(k.h * k.w) * ops::detail::elems(l.output) * n);
+                a.compute(u, 2.0 * double(k.h) * double(k.w) * ops::detail::elems(l.output) * n);
                 a.read(u, 4 * n * ops::detail::elems(l.inputs[0]));
                 a.write(u, 4 * n * ops::detail::elems(l.output));
             }
@@ -1621,16 +1640,17 @@ private:
     };
 
     struct acc {
-        double comp_ms = 0, read_ms = 0, write_ms = 0, flops = 0, bytes = 0;
+        double comp_ms = 0, read_ms = 0, write_ms = 0, remote_ms = 0, flops = 0, bytes = 0;
         void compute(const units& u, double f) { comp_ms += u.comp_ms(f), flops += f; }
         void read(const units& u, double b) { read_ms += u.mem_ms(b), bytes += b; }
         void write(const units& u, double b) { write_ms += u.mem_ms(b), bytes += b; }
-        // With pipelining only the larger of compute and memory time counts; the other is hidden.
+        // With pipelining only the larger of compute and PALEO's comm (memory and remote) counts.
         layer_time result(bool pipelined) const {
-            const bool hide_memory = pipelined && comp_ms >= read_ms + write_ms;
-            const bool hide_compute = pipelined && !hide_memory;
-            return {milliseconds_of(hide_memory ? 0 : read_ms), milliseconds_of(hide_compute ? 0 : comp_ms),
-                    milliseconds_of(hide_memory ? 0 : write_ms), {}, flops_of(flops), bytes_of(bytes)};
+            const bool hide_comm = pipelined && comp_ms >= read_ms + write_ms + remote_ms;
+            const bool hide_compute = pipelined && !hide_comm;
+            const auto comm = [&](double t) { return milliseconds_of(hide_comm ? 0 : t); };
+            return {.fetch = comm(read_ms), .compute = milliseconds_of(hide_compute ? 0 : comp_ms),
+                    .write = comm(write_ms), .remote = comm(remote_ms), .work = flops_of(flops), .traffic = bytes_of(bytes)};
         }
     };
 
@@ -1665,7 +1685,7 @@ private:
     static std::int64_t forward_pad(const ops::padding& p, std::int64_t in, std::int64_t out, std::int64_t k,
                                     std::int64_t s, std::int64_t explicit_pad) {
         switch (p.kind) {
-            case ops::padding::mode::same: return floor_div((out - 1) * s + k - in, 2);
+            case ops::padding::mode::same: return floor_div((out - 1) * s - in + k, 2);  // (out-1)s < in: no overflow
             case ops::padding::mode::valid: return 0;
             case ops::padding::mode::explicit_: return explicit_pad;
         }
@@ -1680,7 +1700,7 @@ private:
                                       std::int64_t pad) {
         std::int64_t e = (out - 1) * s + 1;
         const std::int64_t before = k - 1 - pad;
-        const std::int64_t after = (in + k - 1) - e - before;
+        const std::int64_t after = in - e + pad;  // (in + k - 1) - e - before, without overflow for huge k
         if (std::abs(before - after) == 1) e += 1;
         return {e, std::min(before, after)};
     }
@@ -1726,14 +1746,15 @@ private:
         };
         double bw = cross_device_bandwidth ? to_double(*cross_device_bandwidth) / 1e9 : u.gbps;
         const auto parents = net.parents(v);
+        const std::size_t count = parents.size();  // std::distance: once, not once per parent
         std::size_t i = 0;
         for (auto q : parents) {
             const auto& d = net[q].device;
             if (differs(d)) {
                 // With several parents, one on another host (device // 4) halves the bandwidth from there on.
-                if (parents.size() > 1 && l.device.value_or(0) / 4 != d.value_or(0) / 4) bw /= 2;
+                if (count > 1 && l.device.value_or(0) / 4 != d.value_or(0) / 4) bw /= 2;
                 const double b = 4 * n * ops::detail::elems(l.inputs[i]);
-                a.read_ms += u.mem_ms(b, bw, u.ppp_comm);
+                a.remote_ms += u.mem_ms(b, bw, u.ppp_comm);
                 a.bytes += b;
             }
             ++i;
@@ -1857,7 +1878,7 @@ struct paleo {
         const op_work w = detail::pass_work(net, v, p, c);
         const double remote = detail::remote_bytes(net, v, p, c);
         layer_time t = time_of(w, c);
-        if (remote > 0) t.fetch += bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
+        if (remote > 0) t.remote = bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
         t.traffic += bytes_of(remote);
         return t;
     }
@@ -1874,8 +1895,11 @@ struct paleo {
 private:
     layer_time time_of(const op_work& w, const cost_context& c) const {
         const bytes_per_second bw = c.dev.memory_bandwidth * ppp_memory;
-        return {bytes_of(w.bytes_read) / bw, flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute),
-                bytes_of(w.bytes_written) / bw, {}, flops_of(w.flops), bytes_of(w.bytes_read + w.bytes_written)};
+        return {.fetch = bytes_of(w.bytes_read) / bw,
+                .compute = flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute),
+                .write = bytes_of(w.bytes_written) / bw,
+                .work = flops_of(w.flops),
+                .traffic = bytes_of(w.bytes_read + w.bytes_written)};
     }
 };
 
@@ -1920,7 +1944,7 @@ struct roofline {
             add(p);
         }
         if (const double remote = detail::remote_bytes(net, v, p, c); remote > 0) {
-            t.fetch += bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
+            t.remote = bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
             t.traffic += bytes_of(remote);
         }
         return t;
@@ -1941,7 +1965,7 @@ private:
         const seconds compute = flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute);
         const bytes moved = bytes_of(w.bytes_read + w.bytes_written);
         const seconds memory = moved / (c.dev.memory_bandwidth * ppp_memory);
-        layer_time t{{}, {}, {}, launch_overhead, flops_of(w.flops), moved};
+        layer_time t{.overhead = launch_overhead, .work = flops_of(w.flops), .traffic = moved};
         if (compute >= memory) {
             t.compute = compute;
         } else {
@@ -2012,6 +2036,8 @@ struct step_estimate {
 
 namespace detail {
 inline void require_finite(seconds t, const std::string& what) {
+    if (std::isinf(t.value()) && t.value() > 0)  // valid inputs too extreme for a double: a rate near 0, sizes near 2^63
+        throw invalid_argument(what + " is beyond the range of a double: the sizes or rates are too extreme");
     if (!std::isfinite(t.value()) || t.value() < 0)
         throw error("internal: " + what + " came out as " + std::to_string(t.value()) + " s");
 }
@@ -2179,36 +2205,42 @@ inline int tree_height(int n) {
 inline void require_workers(int n) {
     if (n < 1) throw invalid_argument("workers is " + std::to_string(n) + ", expected at least 1");
 }
+// A zero, negative or non-finite bandwidth or latency would give an infinite or negative time.
+inline void require_workers(int n, const network_link& l) {
+    require_workers(n);
+    validate(l);
+}
 
 // Parameter server on one master: it receives N-1 gradients and sends N-1 updates (PALEO 7.1).
 inline seconds one_to_all(bytes s, int n, const network_link& l) {
-    require_workers(n);
+    require_workers(n, l);
     return 2.0 * (n - 1) * l.transfer(s);
 }
 // Reduce up a binary tree, broadcast down: 2 ceil(log2 N) steps of the whole payload (PALEO 7.1).
 inline seconds tree_all_reduce(bytes s, int n, const network_link& l) {
-    require_workers(n);
+    require_workers(n, l);
     return 2.0 * tree_height(n) * l.transfer(s);
 }
 // Recursive doubling: ceil(log2 N) exchanges of the whole payload (PALEO 7.1).
 inline seconds butterfly_all_reduce(bytes s, int n, const network_link& l) {
-    require_workers(n);
+    require_workers(n, l);
     return 1.0 * tree_height(n) * l.transfer(s);
 }
 // Butterfly mixing (Zhao and Canny 2013): one exchange per step; nothing to exchange alone.
 inline seconds butterfly_mixing(bytes s, int n, const network_link& l) {
-    require_workers(n);
+    require_workers(n, l);
     return n == 1 ? seconds{} : l.transfer(s);
 }
 // Ring: reduce-scatter then all-gather, 2(N-1) steps of S/N each (Patarasuk and Yuan, JPDC 2009).
 inline seconds ring_all_reduce(bytes s, int n, const network_link& l) {
-    require_workers(n);
+    require_workers(n, l);
     return 2.0 * (n - 1) * l.transfer(s / static_cast<double>(n));
 }
 // Hierarchical: reduce-scatter inside each node of g GPUs over the intra-node link, ring AllReduce of
 // each GPU's 1/g shard across the N/g nodes, then all-gather inside the node (as NCCL and Horovod do).
 inline seconds hierarchical_all_reduce(bytes s, int n, int gpus_per_node, const network_link& intra, const network_link& inter) {
-    require_workers(n);
+    require_workers(n, intra);
+    validate(inter);
     if (gpus_per_node < 1) throw invalid_argument("gpus per node is " + std::to_string(gpus_per_node) + ", expected at least 1");
     const int g = std::min(n, gpus_per_node);
     const int nodes = (n + g - 1) / g;
@@ -2220,6 +2252,11 @@ inline seconds hierarchical_all_reduce(bytes s, int n, int gpus_per_node, const 
 namespace paleo {
 inline seconds all_reduce(collective k, bytes s, int n, bytes_per_second bw, double ppp_comm) {
     require_workers(n);
+    if (!(bw.value() > 0 && std::isfinite(bw.value())))
+        throw invalid_argument("PALEO AllReduce: bandwidth is " + std::to_string(bw.value()) +
+                               " B/s, expected a finite positive rate");
+    if (!(ppp_comm > 0 && ppp_comm <= 1))
+        throw invalid_argument("PALEO AllReduce: ppp_comm is " + std::to_string(ppp_comm) + ", expected a fraction in (0, 1]");
     const double h = tree_height(n);
     double steps = 1;  // butterfly mixing: one exchange, even alone (PALEO's quirk)
     switch (k) {
@@ -2256,6 +2293,9 @@ struct collective_model {
     std::string name() const { return std::string(to_string(kind)) + " over " + network.name; }
 
     seconds all_reduce(bytes s, int n) const {
+        if (!(ppp_comm.value() > 0 && ppp_comm.value() <= 1))
+            throw invalid_argument(name() + ": ppp_comm is " + std::to_string(ppp_comm.value()) +
+                                   ", expected a fraction in (0, 1]");
         if (paleo_formulas) return comm::paleo::all_reduce(kind, s, n, network.bandwidth, ppp_comm.value());
         network_link eff = network;
         eff.bandwidth = network.bandwidth * ppp_comm;
@@ -2320,7 +2360,8 @@ struct data_parallel {
     bytes bucket = bytes_of(25e6);  // PyTorch DistributedDataParallel's default bucket_cap_mb = 25
 
     std::int64_t batch_per_worker(std::int64_t batch) const {
-        return scale == scaling::weak ? batch : (batch + workers - 1) / workers;
+        // ceil(batch / workers) without overflow; a batch below 1 is left for estimate() to refuse.
+        return scale == scaling::weak || batch < 1 ? batch : (batch - 1) / workers + 1;
     }
 };
 
@@ -2357,6 +2398,11 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         throw invalid_argument("workers is " + std::to_string(dp.workers) + ", expected 1 to 1000000");
     if (!(dp.bucket.value() > 0)) throw invalid_argument("gradient bucket size must be positive");
     const std::int64_t batch = opt.batch == 0 ? net.native_batch : opt.batch;
+    if (dp.scale == scaling::strong && batch < dp.workers)
+        throw invalid_argument("strong scaling of a batch of " + std::to_string(batch) + " over " +
+                               std::to_string(dp.workers) + " workers leaves some without a sample");
+    if (batch < 1 || batch > max_batch)  // the global batch too under strong scaling
+        throw invalid_argument("batch " + std::to_string(batch) + " is outside [1, " + std::to_string(max_batch) + "]");
     estimate_options per_worker = opt;
     per_worker.batch = dp.batch_per_worker(batch);
     step_estimate r = estimate(net, dev, model, per_worker);
@@ -2439,9 +2485,9 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
                 serial.pipelined = false;
                 model_fwd[v] = serial.layer(net, v, pass::forward, ctx).total();
                 model_bwd[v] = serial.layer(net, v, pass::backward, ctx).total();
-            } else {
-                model_fwd[v] = l.forward.total();
-                model_bwd[v] = l.backward.total();
+            } else {  // the layers' own work; the gather between workers is counted once below
+                model_fwd[v] = l.forward.total() - l.forward.remote;
+                model_bwd[v] = l.backward.total() - l.backward.remote;
             }
             split_params += net[v].parameters;
         } else {
@@ -2452,12 +2498,14 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
     }
     if constexpr (compat) data_params = model.parameters(net) - split_params;  // PALEO's count (conv, FC)
 
-    // The model part runs the K workers' batches one after another and pays the gather once (7.3).
+    // The model part runs the K workers' batches one after another and pays the gather once (7.3):
+    // PALEO takes (lower - f) K + f, with f the gather from the K - 1 other workers counted in
+    // elements; the default models take K lower + f, f in bytes, their lower bound being free of fetches.
     const double gathered = detail::gathered_elements(net) * static_cast<double>(r.batch) *
                             (compat ? 1.0 : element_bytes(opt.precision));  // PALEO: elements, not bytes
     const seconds fetch = compat ? milliseconds_of(gathered / 1073741824.0 / (to_double(h.network.bandwidth) / 1e9) * 1e3 * (k - 1))
                                  : bytes_of(gathered * (k - 1)) / (h.network.bandwidth * h.ppp_comm);
-    const auto scaled = [&](seconds lower) { return (lower - fetch) * k + fetch; };
+    const auto scaled = [&](seconds lower) { return compat ? (lower - fetch) * k + fetch : lower * k + fetch; };
 
     collective_model sync{compat ? collective::tree : collective::ring, h.network, {}, 8, h.ppp_comm, compat};
     const double eb = compat ? 4.0 : element_bytes(opt.precision);
@@ -2475,8 +2523,9 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
     r.update = data.update + split.update;
     r.communication = r.exposed_communication = data.sync;
     r.total = r.forward + r.backward + r.update + r.communication;
+    for (const auto& p : {data, split})
+        for (seconds t : {p.forward, p.backward, p.update, p.sync}) detail::require_finite(t, "a hybrid part of '" + r.model + "'");
     r.parts = {data, split};
-    detail::require_finite(r.total, "the hybrid step time of '" + r.model + "'");
     return r;
 }
 
@@ -2731,3 +2780,142 @@ const entry<Net>* find(std::string_view name) {
 
 }  // namespace steptime::zoo
 // ---- end steptime/zoo/zoo.hpp ----
+// ---- begin steptime/training.hpp ----
+// steptime/training.hpp: from the time of one step to the time and cost of a whole training run.
+// PALEO's web demo does this with iterations = dataset / batch * epochs whatever the number of workers
+// and hours rounded up (paleo-model.md 7.5, bug 19); here the steps follow the actual global batch.
+
+
+
+namespace steptime {
+
+// What to train on: samples in the dataset and passes over it (may be fractional).
+struct training_run {
+    std::int64_t dataset_size = 0;
+    double epochs = 0;
+};
+
+// Steps = ceil(dataset / global batch) per epoch (the last, partial batch is a step), times the epochs,
+// rounded up to a whole step (a product within 1e-12 of a whole number is that number: 25 steps x 2.2
+// epochs is 55.00000000000001 in doubles, and 55 steps).
+inline std::int64_t training_steps(const training_run& run, std::int64_t global_batch) {
+    if (run.dataset_size < 1)
+        throw invalid_argument("dataset size is " + std::to_string(run.dataset_size) + ", expected at least 1");
+    if (!(std::isfinite(run.epochs) && run.epochs > 0))
+        throw invalid_argument("epochs is " + std::to_string(run.epochs) + ", expected a finite positive number");
+    if (global_batch < 1)
+        throw invalid_argument("global batch is " + std::to_string(global_batch) + ", expected at least 1");
+    const std::int64_t per_epoch = run.dataset_size / global_batch + (run.dataset_size % global_batch != 0 ? 1 : 0);
+    const double product = static_cast<double>(per_epoch) * run.epochs;
+    const double nearest = std::round(product);
+    const double steps = std::abs(product - nearest) <= 1e-12 * product ? nearest : std::ceil(product);
+    if (steps > 9007199254740992.0)  // 2^53: beyond it the count is no longer exact
+        throw invalid_argument("training run of " + std::to_string(run.epochs) + " epochs over " +
+                               std::to_string(run.dataset_size) + " samples has too many steps");
+    return static_cast<std::int64_t>(steps);
+}
+
+// Wall-clock time to train: steps x step time (the step's batch is the global batch, all workers together).
+inline seconds time_to_train(const training_run& run, const step_estimate& step) {
+    return static_cast<double>(training_steps(run, step.batch)) * step.total;
+}
+
+// GPU-hours: every worker is busy for the whole run.
+inline double gpu_hours(const training_run& run, const step_estimate& step) {
+    return time_to_train(run, step).value() / 3600.0 * step.workers;
+}
+
+// One device's price: US dollars per GPU-hour, and where the figure comes from.
+struct gpu_price {
+    std::string device{};
+    double usd_per_gpu_hour = 0;
+    std::string source{};
+};
+
+// Prices per GPU-hour keyed by device name (the catalog's names). Billing is per second, so hours are not
+// rounded up (PALEO's demo rounds up to whole hours, 7.5).
+class price_table {
+public:
+    // Adds a device or replaces its price.
+    price_table& set(std::string device, double usd_per_gpu_hour, std::string source = {}) {
+        if (device.empty()) throw invalid_argument("price table: empty device name");
+        if (!(std::isfinite(usd_per_gpu_hour) && usd_per_gpu_hour >= 0))
+            throw invalid_argument("price of '" + device + "' is " + std::to_string(usd_per_gpu_hour) +
+                                   " USD per GPU-hour, expected a finite non-negative number");
+        gpu_price p{std::move(device), usd_per_gpu_hour, std::move(source)};
+        const auto it = std::ranges::find(entries_, p.device, &gpu_price::device);
+        if (it != entries_.end())
+            *it = std::move(p);
+        else
+            entries_.push_back(std::move(p));
+        return *this;
+    }
+
+    // Every entry of `overrides` replaces or extends this table's.
+    price_table& merge(const price_table& overrides) {
+        for (const auto& p : overrides.entries()) set(p.device, p.usd_per_gpu_hour, p.source);
+        return *this;
+    }
+
+    const gpu_price* find(std::string_view device) const {
+        const auto it = std::ranges::find(entries_, device, &gpu_price::device);
+        return it == entries_.end() ? nullptr : &*it;
+    }
+
+    const gpu_price& at(std::string_view device) const {
+        if (const gpu_price* p = find(device)) return *p;
+        throw invalid_argument("no price per GPU-hour for device '" + std::string(device) +
+                               "'; add one with price_table::set or a price CSV (device,usd_per_gpu_hour[,source])");
+    }
+
+    double usd_per_gpu_hour(std::string_view device) const { return at(device).usd_per_gpu_hour; }
+
+    const std::vector<gpu_price>& entries() const { return entries_; }
+
+private:
+    std::vector<gpu_price> entries_{};
+};
+
+namespace prices {
+
+// On-demand cloud list prices, Linux, US regions, per GPU (an instance's price / its GPUs), as listed at the
+// dates given. Prices change often (and discounts, reservations and spot prices differ widely): load a CSV
+// of your own rates for current figures.
+inline const price_table& builtin() {
+    static const price_table table = [] {
+        price_table t;
+        t.set("paleo:K80", 0.90, "PALEO web demo (2016): AWS p2, $0.90 per GPU-hour (PALEO's K80 is the whole board)");
+        t.set("k80", 0.90, "AWS p2.xlarge (1 K80 GPU = one GK210 die), $0.90/h, us-east-1, 2016 launch price");
+        t.set("p100-pcie-16gb", 1.46, "Google Cloud P100, $1.46 per GPU-hour, us-central1, 2023 (GPU only, VM extra)");
+        t.set("v100-sxm2-16gb", 3.06, "AWS p3.2xlarge (1 V100 SXM2 16 GB), $3.06/h, us-east-1, 2024");
+        t.set("v100-sxm2-32gb", 31.212 / 8, "AWS p3dn.24xlarge (8 V100 SXM2 32 GB), $31.212/h / 8, us-east-1, 2024");
+        t.set("t4", 0.526, "AWS g4dn.xlarge (1 T4), $0.526/h, us-east-1, 2024");
+        t.set("a10", 1.006, "AWS g5.xlarge (1 A10G, AWS's A10 variant), $1.006/h, us-east-1, 2024");
+        t.set("l4", 0.8048, "AWS g6.xlarge (1 L4), $0.8048/h, us-east-1, 2024");
+        t.set("l40s", 1.861, "AWS g6e.xlarge (1 L40S), $1.861/h, us-east-1, 2024");
+        t.set("a100-sxm4-40gb", 32.7726 / 8, "AWS p4d.24xlarge (8 A100 SXM4 40 GB), $32.7726/h / 8, us-east-1, 2024");
+        t.set("a100-sxm4-80gb", 40.9657 / 8, "AWS p4de.24xlarge (8 A100 SXM4 80 GB), $40.9657/h / 8, us-east-1, 2024");
+        t.set("h100-sxm5-80gb", 98.32 / 8, "AWS p5.48xlarge (8 H100 SXM5 80 GB), $98.32/h / 8, us-east-1, 2024");
+        return t;
+    }();
+    return table;
+}
+
+}  // namespace prices
+
+// Cost of a run: GPU-hours x price per GPU-hour, in US dollars.
+inline double training_cost_usd(const training_run& run, const step_estimate& step, double usd_per_gpu_hour) {
+    if (!(std::isfinite(usd_per_gpu_hour) && usd_per_gpu_hour >= 0))
+        throw invalid_argument("price is " + std::to_string(usd_per_gpu_hour) +
+                               " USD per GPU-hour, expected a finite non-negative number");
+    return gpu_hours(run, step) * usd_per_gpu_hour;
+}
+
+// The same, with the price of the step's device from a table (the built-in one by default).
+inline double training_cost_usd(const training_run& run, const step_estimate& step,
+                                const price_table& table = prices::builtin()) {
+    return training_cost_usd(run, step, table.usd_per_gpu_hour(step.device));
+}
+
+}  // namespace steptime
+// ---- end steptime/training.hpp ----

@@ -48,36 +48,42 @@ inline int tree_height(int n) {
 inline void require_workers(int n) {
     if (n < 1) throw invalid_argument("workers is " + std::to_string(n) + ", expected at least 1");
 }
+// A zero, negative or non-finite bandwidth or latency would give an infinite or negative time.
+inline void require_workers(int n, const network_link& l) {
+    require_workers(n);
+    validate(l);
+}
 
 // Parameter server on one master: it receives N-1 gradients and sends N-1 updates (PALEO 7.1).
 inline seconds one_to_all(bytes s, int n, const network_link& l) {
-    require_workers(n);
+    require_workers(n, l);
     return 2.0 * (n - 1) * l.transfer(s);
 }
 // Reduce up a binary tree, broadcast down: 2 ceil(log2 N) steps of the whole payload (PALEO 7.1).
 inline seconds tree_all_reduce(bytes s, int n, const network_link& l) {
-    require_workers(n);
+    require_workers(n, l);
     return 2.0 * tree_height(n) * l.transfer(s);
 }
 // Recursive doubling: ceil(log2 N) exchanges of the whole payload (PALEO 7.1).
 inline seconds butterfly_all_reduce(bytes s, int n, const network_link& l) {
-    require_workers(n);
+    require_workers(n, l);
     return 1.0 * tree_height(n) * l.transfer(s);
 }
 // Butterfly mixing (Zhao and Canny 2013): one exchange per step; nothing to exchange alone.
 inline seconds butterfly_mixing(bytes s, int n, const network_link& l) {
-    require_workers(n);
+    require_workers(n, l);
     return n == 1 ? seconds{} : l.transfer(s);
 }
 // Ring: reduce-scatter then all-gather, 2(N-1) steps of S/N each (Patarasuk and Yuan, JPDC 2009).
 inline seconds ring_all_reduce(bytes s, int n, const network_link& l) {
-    require_workers(n);
+    require_workers(n, l);
     return 2.0 * (n - 1) * l.transfer(s / static_cast<double>(n));
 }
 // Hierarchical: reduce-scatter inside each node of g GPUs over the intra-node link, ring AllReduce of
 // each GPU's 1/g shard across the N/g nodes, then all-gather inside the node (as NCCL and Horovod do).
 inline seconds hierarchical_all_reduce(bytes s, int n, int gpus_per_node, const network_link& intra, const network_link& inter) {
-    require_workers(n);
+    require_workers(n, intra);
+    validate(inter);
     if (gpus_per_node < 1) throw invalid_argument("gpus per node is " + std::to_string(gpus_per_node) + ", expected at least 1");
     const int g = std::min(n, gpus_per_node);
     const int nodes = (n + g - 1) / g;
@@ -89,6 +95,11 @@ inline seconds hierarchical_all_reduce(bytes s, int n, int gpus_per_node, const 
 namespace paleo {
 inline seconds all_reduce(collective k, bytes s, int n, bytes_per_second bw, double ppp_comm) {
     require_workers(n);
+    if (!(bw.value() > 0 && std::isfinite(bw.value())))
+        throw invalid_argument("PALEO AllReduce: bandwidth is " + std::to_string(bw.value()) +
+                               " B/s, expected a finite positive rate");
+    if (!(ppp_comm > 0 && ppp_comm <= 1))
+        throw invalid_argument("PALEO AllReduce: ppp_comm is " + std::to_string(ppp_comm) + ", expected a fraction in (0, 1]");
     const double h = tree_height(n);
     double steps = 1;  // butterfly mixing: one exchange, even alone (PALEO's quirk)
     switch (k) {
@@ -125,6 +136,9 @@ struct collective_model {
     std::string name() const { return std::string(to_string(kind)) + " over " + network.name; }
 
     seconds all_reduce(bytes s, int n) const {
+        if (!(ppp_comm.value() > 0 && ppp_comm.value() <= 1))
+            throw invalid_argument(name() + ": ppp_comm is " + std::to_string(ppp_comm.value()) +
+                                   ", expected a fraction in (0, 1]");
         if (paleo_formulas) return comm::paleo::all_reduce(kind, s, n, network.bandwidth, ppp_comm.value());
         network_link eff = network;
         eff.bandwidth = network.bandwidth * ppp_comm;

@@ -36,6 +36,9 @@ public:
 
     // Upper limit on layers: a guard against runaway generated inputs, far above real networks.
     static constexpr std::size_t max_layers = 100'000;
+    // Upper limit on connections (parent links), for the same reason: PALEO's @all parents of a
+    // 1,024-way ModelParallel block make a million of them from a few lines of JSON.
+    static constexpr std::size_t max_connections = 1'000'000;
 
     explicit basic_network(std::string name = "network") : name_(std::move(name)) {}
 
@@ -49,6 +52,9 @@ public:
         if (by_name_.contains(name)) throw invalid_model("layer '" + name + "' is defined twice");
         if (boost::num_vertices(g_) >= max_layers)
             throw invalid_model("layer '" + name + "': the network exceeds " + std::to_string(max_layers) + " layers");
+        if (parents.size() > max_connections - boost::num_edges(g_))
+            throw invalid_model("layer '" + name + "': the network exceeds " + std::to_string(max_connections) +
+                                " connections between layers");
         layer<Op> l{std::move(name), std::move(op), {}, {}, 0, device};
         std::vector<vertex> from;
         for (const auto& p : parents) {
@@ -101,7 +107,8 @@ public:
     // Elements of every layer's output for one sample (PALEO's activation count, input included).
     std::int64_t activation_elements() const {
         std::int64_t n = 0;
-        for (auto v : vertices()) n += g_[v].output.elements();
+        for (auto v : vertices())
+            n = detail::checked_add(n, g_[v].output.elements(), "network '" + name_ + "' activation count");
         return n;
     }
 

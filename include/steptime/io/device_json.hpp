@@ -50,9 +50,17 @@ namespace device_json_detail {
 // The file's units, in base units (FLOP/s, B/s, B, Hz).
 inline constexpr double tflops = 1e12, gbps = 1e9, gib = 1073741824.0, mhz = 1e6;
 
+// At most 40 characters, and never a dump of nested containers (the serializer recurses once per
+// level: a deeply nested value would overflow the stack).
 inline std::string excerpt(const nlohmann::json& v) {
-    std::string s = v.dump();
-    return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+    bool flat = true;
+    if (v.is_structured())
+        for (const auto& x : v) flat = flat && !x.is_structured();
+    std::string s = flat ? v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : v.is_array() ? "[...]" : "{...}";
+    if (s.size() <= 40) return s;
+    std::size_t cut = 37;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+    return s.substr(0, cut) + "...";
 }
 
 // nlohmann_json's message without its "[json.exception.parse_error.101] " prefix.
@@ -211,10 +219,14 @@ inline device load_device(const std::filesystem::path& path) {
     if (std::filesystem::is_directory(status)) throw parse_error(origin + ": is a directory, expected a device file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw parse_error(origin + ": cannot open the device file");
-    std::string text(max_device_file_bytes + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    std::string text;  // read in chunks up to one byte past the limit (not a zero-filled 1 MiB per call)
+    char chunk[4096];
+    while (text.size() <= max_device_file_bytes) {
+        in.read(chunk, sizeof chunk);
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+        if (!in) break;
+    }
     if (in.bad() || (in.fail() && !in.eof())) throw parse_error(origin + ": cannot read the device file");
-    text.resize(static_cast<std::size_t>(in.gcount()));
     if (text.size() > max_device_file_bytes)
         throw parse_error(origin + ": file is larger than 1 MiB, the limit for a device file");
     // The keys leading to the value being parsed, by depth: they name the field when a number

@@ -2,10 +2,14 @@
 // including Block and ModelParallel constructs and @self/@all parent suffixes.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +25,97 @@ using json = nlohmann::ordered_json;
 
 // Nesting deeper than this is refused (PALEO's own nets nest one level).
 inline constexpr int max_block_depth = 32;
+
+// A value for an error message: at most 40 characters, and never a dump of nested containers (the
+// serializer recurses once per level, so a deeply nested value would overflow the stack).
+inline std::string excerpt(const json& v) {
+    bool flat = true;
+    if (v.is_structured())
+        for (const auto& x : v) flat = flat && !x.is_structured();
+    std::string s = flat ? v.dump(-1, ' ', false, json::error_handler_t::replace) : v.is_array() ? "[...]" : "{...}";
+    if (s.size() <= 40) return s;
+    std::size_t cut = 37;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+    return s.substr(0, cut) + "...";
+}
+
+// Builds the document in time linear in its size. nlohmann_json's own builder looks every key up in
+// the ordered_map (a vector) before inserting it, which makes an object of n members cost n^2 / 2
+// string comparisons: 11 s for a 100,000-layer file. Duplicate keys are refused, naming their path.
+class dom_builder : public nlohmann::json_sax<json> {
+public:
+    explicit dom_builder(const std::string& origin) : origin_(origin) {}
+    json root{};
+
+    bool null() override { return add(json(nullptr)); }
+    bool boolean(bool v) override { return add(json(v)); }
+    bool number_integer(number_integer_t v) override { return add(json(v)); }
+    bool number_unsigned(number_unsigned_t v) override { return add(json(v)); }
+    bool number_float(number_float_t v, const string_t&) override { return add(json(v)); }
+    bool string(string_t& v) override { return add(json(std::move(v))); }
+    bool binary(binary_t& v) override { return add(json::binary(std::move(v))); }
+    bool start_object(std::size_t) override { return open(json::object()); }
+    bool start_array(std::size_t) override { return open(json::array()); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& k) override {
+        if (duplicate(open_.back(), k)) {
+            std::string path;
+            for (const auto& o : open_)
+                if (!o.key.empty()) path += o.key + ".";
+            throw steptime::parse_error(origin_ + ": duplicate key '" + path + k + "'");
+        }
+        key_ = std::move(k);
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+        throw steptime::parse_error(origin_ + ": malformed JSON: " + e.what());
+    }
+
+private:
+    struct container {
+        json* value;
+        std::string key;                        // its own key in its parent object, for messages
+        std::unordered_set<std::string> keys{};  // its members' keys, once it has 16 (objects)
+    };
+    const std::string& origin_;
+    std::vector<container> open_{};
+    std::string key_{};
+
+    // Small objects (every layer) are searched; large ones (a net's layers) get a set of their keys.
+    static bool duplicate(container& c, const std::string& k) {
+        const auto& members = c.value->get_ref<const json::object_t&>();
+        if (members.size() < 16) return std::ranges::any_of(members, [&](const auto& m) { return m.first == k; });
+        if (c.keys.empty())
+            for (const auto& m : members) c.keys.insert(m.first);
+        return !c.keys.insert(k).second;
+    }
+
+    json* add(json&& v) {
+        if (open_.empty()) {
+            root = std::move(v);
+            return &root;
+        }
+        json& top = *open_.back().value;
+        if (top.is_array()) {
+            auto& a = top.get_ref<json::array_t&>();
+            a.push_back(std::move(v));
+            return &a.back();
+        }
+        auto& o = top.get_ref<json::object_t&>();
+        o.json::object_t::Container::push_back({std::move(key_), std::move(v)});  // appended, not looked up
+        return &o.back().second;
+    }
+    bool open(json&& v) {
+        std::string k = !open_.empty() && open_.back().value->is_object() ? key_ : std::string{};
+        open_.push_back({add(std::move(v)), std::move(k)});
+        return true;
+    }
+    bool close() {
+        open_.pop_back();
+        return true;
+    }
+};
 
 struct flat_layer {
     std::string name{};
@@ -66,7 +161,10 @@ private:
     }
 
     std::int64_t integer(const json& v, const std::string& layer, const std::string& what) const {
-        if (!v.is_number_integer()) fail(layer, "field '" + what + "' must be an integer, got " + v.dump());
+        if (!v.is_number_integer()) fail(layer, "field '" + what + "' must be an integer, got " + excerpt(v));
+        constexpr auto largest = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() > largest)  // get<int64_t> would wrap it negative
+            fail(layer, "field '" + what + "' is " + v.dump() + ", beyond the 64-bit integer range");
         return v.get<std::int64_t>();
     }
 
@@ -74,7 +172,7 @@ private:
         const auto& v = field(spec, key, layer);
         if (!v.is_array() || (n && v.size() != n))
             fail(layer, std::string("field '") + key + "' must be an array of " + std::to_string(n) + " integers, got " +
-                            v.dump());
+                            excerpt(v));
         std::vector<std::int64_t> out;
         for (const auto& x : v) out.push_back(integer(x, layer, key));
         return out;
@@ -85,7 +183,7 @@ private:
         if (!v.is_array()) fail(layer, "field 'parents' must be an array of layer names");
         std::vector<std::string> out;
         for (const auto& p : v) {
-            if (!p.is_string()) fail(layer, "field 'parents' must hold layer names, got " + p.dump());
+            if (!p.is_string()) fail(layer, "field 'parents' must hold layer names, got " + excerpt(p));
             out.push_back(p.get<std::string>());
         }
         return out;
@@ -96,6 +194,7 @@ private:
         if (depth > max_block_depth) fail(prefix, "blocks nest deeper than " + std::to_string(max_block_depth));
         for (const auto& [key, spec] : layers.items()) {
             const std::string name = prefix + key;
+            too_many_layers(name);
             if (!spec.is_object()) fail(name, "the layer must be a JSON object");
             const auto& type = field(spec, "type", name);
             if (!type.is_string()) fail(name, "field 'type' must be a string");
@@ -132,6 +231,7 @@ private:
             const auto own = parent_list(s, base);
             for (int i = 0; i < k; ++i) {
                 const std::string copy = base + "@" + std::to_string(i);
+                too_many_layers(copy);
                 copies_of_[base].push_back(copy);
                 std::vector<std::string> ps;
                 if (own.empty()) ps = parents;
@@ -145,6 +245,14 @@ private:
         }
     }
 
+    // Refuses the file before expanding it beyond what network::add would accept (ModelParallel
+    // multiplies layers by up to 1,024).
+    void too_many_layers(const std::string& name) const {
+        if (flat_.size() >= network::max_layers)
+            throw invalid_model(origin_ + ": layer '" + name + "': the network exceeds " +
+                                std::to_string(network::max_layers) + " layers");
+    }
+
     // A parent name as written -> the layers it stands for.
     std::vector<std::string> resolve(const std::string& p) const {
         if (auto it = endpoint_of_.find(p); it != endpoint_of_.end()) return {it->second};
@@ -152,6 +260,12 @@ private:
             if (auto it = copies_of_.find(p.substr(0, p.size() - 4)); it != copies_of_.end()) return it->second;
         }
         return {p};
+    }
+
+    std::size_t resolved_count(const std::string& p) const {
+        if (p.ends_with("@all") && !endpoint_of_.contains(p))
+            if (auto it = copies_of_.find(p.substr(0, p.size() - 4)); it != copies_of_.end()) return it->second.size();
+        return 1;
     }
 
     // Kahn's algorithm in file order, so the network lists layers as the file does where it can.
@@ -163,6 +277,12 @@ private:
         std::vector<std::vector<std::string>> parents(flat_.size());
         std::vector<std::vector<std::size_t>> children(flat_.size());
         std::vector<std::size_t> missing(flat_.size(), 0);
+        std::size_t connections = 0;  // counted before @all expansions are materialized, which could exhaust memory
+        for (const auto& f : flat_)
+            for (const auto& written : f.parents)
+                if ((connections += resolved_count(written)) > network::max_connections)
+                    throw invalid_model(origin_ + ": layer '" + f.name + "': the network exceeds " +
+                                        std::to_string(network::max_connections) + " connections between layers");
         for (std::size_t i = 0; i < flat_.size(); ++i)
             for (const auto& written : flat_[i].parents)
                 for (auto& p : resolve(written)) {
@@ -204,7 +324,7 @@ private:
         const auto& p = field(spec, "padding", layer);
         if (p == "SAME") return ops::padding::same();
         if (p == "VALID") return ops::padding::valid();
-        fail(layer, "field 'padding' must be \"SAME\" or \"VALID\", got " + p.dump());
+        fail(layer, "field 'padding' must be \"SAME\" or \"VALID\", got " + excerpt(p));
     }
 
     // [1, h, w, 1] -> {h, w}
@@ -216,8 +336,10 @@ private:
 
     layer_op to_op(const flat_layer& f, network& net, const std::vector<std::string>& parents) const {
         const json& s = *f.spec;
-        const std::string type = s["type"].get<std::string>();
         const std::string& n = f.name;
+        const auto& t = field(s, "type", n);  // checked here: ModelParallel sub-layers are not checked on expansion
+        if (!t.is_string()) fail(n, "field 'type' must be a string");
+        const std::string type = t.get<std::string>();
         if (type == "Input") {
             if (!parents.empty()) fail(n, "an Input layer has no parents");
             const auto t = ints(s, "tensor", 0, n);
@@ -259,6 +381,8 @@ private:
         }
         if (type == "Concatenate") {
             const std::int64_t dim = integer(field(s, "dim", n), n, "dim");
+            if (dim < 1 || dim > 3)  // checked before narrowing to int
+                fail(n, "field 'dim' is " + std::to_string(dim) + ", expected an NHWC axis other than the batch: 1, 2 or 3");
             return ops::concat{static_cast<int>(dim - 1)};  // NHWC index -> per-sample axis
         }
         if (type == "Softmax") {
@@ -290,13 +414,9 @@ private:
 
 // Builds a network from PALEO JSON text; `origin` names the source in error messages.
 inline network parse_paleo_json(std::string_view text, const std::string& origin = "<input>") {
-    detail_paleo::json root;
-    try {
-        root = detail_paleo::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw parse_error(origin + ": malformed JSON: " + e.what());
-    }
-    return detail_paleo::reader(origin).read(root);
+    detail_paleo::dom_builder builder(origin);
+    detail_paleo::json::sax_parse(text, &builder);
+    return detail_paleo::reader(origin).read(builder.root);
 }
 
 inline network load_paleo_json(const std::filesystem::path& path) {

@@ -13,6 +13,10 @@
 
 namespace steptime::prices {
 
+// More rows are refused: price_table looks names up linearly, so n rows cost n^2 / 2 comparisons
+// (100,000 rows took 16 s); the device catalog has a few dozen devices.
+inline constexpr std::size_t max_prices = 1'000;
+
 namespace detail {
 inline std::string_view trim(std::string_view s) {
     const auto b = s.find_first_not_of(" \t");
@@ -27,7 +31,7 @@ inline price_table parse_csv(std::string_view text, const std::string& origin = 
     price_table t;
     std::vector<std::size_t> first_line;  // per entry of t, the line that set it
     std::size_t line_no = 0;
-    bool header = false;
+    bool header = false, has_source = false;
     while (!text.empty()) {
         const auto eol = text.find('\n');
         std::string_view line = text.substr(0, eol);
@@ -49,11 +53,17 @@ inline price_table parse_csv(std::string_view text, const std::string& origin = 
                 throw parse_error(where + "expected the header 'device,usd_per_gpu_hour' or "
                                           "'device,usd_per_gpu_hour,source', found '" + std::string(line) + "'");
             header = true;
+            has_source = c2 != std::string_view::npos;
             continue;
         }
         if (c1 == std::string_view::npos)
             throw parse_error(where + "expected 'device,usd_per_gpu_hour[,source]', found '" + std::string(line) + "'");
         if (device.empty()) throw parse_error(where + "empty device name");
+        if (c2 != std::string_view::npos && !has_source)  // "k80,0,9" is not a price of 0 from source "9"
+            throw parse_error(where + "expected 2 columns as in the header 'device,usd_per_gpu_hour', found '" +
+                              std::string(line) + "' (a decimal comma?)");
+        if (t.entries().size() == max_prices)
+            throw parse_error(where + "more than " + std::to_string(max_prices) + " prices, the limit of a price table");
         double usd = 0;
         const auto [end, ec] = std::from_chars(price.data(), price.data() + price.size(), usd);
         if (price.empty() || ec != std::errc{} || end != price.data() + price.size())

@@ -73,12 +73,15 @@ inline std::int64_t window_out(std::int64_t in, std::int64_t k, std::int64_t str
     require(k > 0 && stride > 0 && dilation > 0 && pad >= 0, layer,
             "window " + std::to_string(k) + ", stride " + std::to_string(stride) + ", dilation " +
                 std::to_string(dilation) + ", pad " + std::to_string(pad) + ": expected positive sizes");
-    const std::int64_t k_eff = (k - 1) * dilation + 1;
+    const std::string what = "layer '" + layer + "'";
+    using steptime::detail::checked_add, steptime::detail::checked_mul;
+    const std::int64_t k_eff = checked_add(checked_mul(k - 1, dilation, what), 1, what);
+    const std::int64_t padded = mode == padding::mode::explicit_ ? checked_add(in, checked_mul(2, pad, what), what) : in;
     std::int64_t out = 0;
     switch (mode) {
-        case padding::mode::same: out = (in + stride - 1) / stride; break;
-        case padding::mode::valid: out = in >= k_eff ? (in - k_eff) / stride + 1 : 0; break;
-        case padding::mode::explicit_: out = in + 2 * pad >= k_eff ? (in + 2 * pad - k_eff) / stride + 1 : 0; break;
+        case padding::mode::same: out = in > 0 ? (in - 1) / stride + 1 : 0; break;  // ceil(in / stride)
+        case padding::mode::valid:
+        case padding::mode::explicit_: out = padded >= k_eff ? (padded - k_eff) / stride + 1 : 0; break;
     }
     require(out > 0, layer,
             "window of " + std::to_string(k_eff) + " does not fit an input of " + std::to_string(in) +

@@ -31,7 +31,8 @@ struct conv2d {
         return detail::window_output(in[0], kernel, stride, dilation, pad, filters, layer);
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return detail::product({kernel.h, kernel.w, in[0].c() / groups, filters}) + (bias ? filters : 0);
+        return steptime::detail::checked_add(detail::product({kernel.h, kernel.w, in[0].c() / groups, filters}),
+                                             bias ? filters : 0, "parameter count");
     }
     // Dense arithmetic of the convolution (2 per multiply-add); every phase does the same amount
     // when the data gradient skips the zeros a strided forward pass implies (paleo-model.md 13.1).
@@ -63,26 +64,31 @@ struct deconv2d {
     bool bias = true;
 
     // Output size per dimension: SAME in*s, VALID (in-1)*s + k, explicit (in-1)*s + k - 2p (TensorFlow).
-    static std::int64_t out_dim(std::int64_t in, std::int64_t k, std::int64_t s, const padding& p, std::int64_t pad) {
+    static std::int64_t out_dim(std::int64_t in, std::int64_t k, std::int64_t s, const padding& p, std::int64_t pad,
+                                const std::string& what = "deconv2d output") {
+        using steptime::detail::checked_add, steptime::detail::checked_mul;
         switch (p.kind) {
-            case padding::mode::same: return in * s;
-            case padding::mode::valid: return (in - 1) * s + k;
-            case padding::mode::explicit_: return (in - 1) * s + k - 2 * pad;
+            case padding::mode::same: return checked_mul(in, s, what);
+            case padding::mode::valid: return checked_add(checked_mul(in - 1, s, what), k, what);
+            case padding::mode::explicit_:
+                return checked_add(checked_mul(in - 1, s, what), k, what) - checked_mul(2, pad, what);
         }
         return 0;
     }
     tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
         detail::require_inputs(in, 1, layer);
         detail::require_image(in[0], layer);
-        detail::require(filters > 0 && kernel.h > 0 && kernel.w > 0 && stride.h > 0 && stride.w > 0, layer,
-                        "expected positive filters, kernel and stride");
-        const auto h = out_dim(in[0].h(), kernel.h, stride.h, pad, pad.h);
-        const auto w = out_dim(in[0].w(), kernel.w, stride.w, pad, pad.w);
+        detail::require(filters > 0 && kernel.h > 0 && kernel.w > 0 && stride.h > 0 && stride.w > 0 && pad.h >= 0 &&
+                            pad.w >= 0,
+                        layer, "expected positive filters, kernel and stride, and non-negative pads");
+        const auto h = out_dim(in[0].h(), kernel.h, stride.h, pad, pad.h, "layer '" + layer + "'");
+        const auto w = out_dim(in[0].w(), kernel.w, stride.w, pad, pad.w, "layer '" + layer + "'");
         detail::require(h > 0 && w > 0, layer, "padding leaves no output (" + detail::dims(h, w) + ")");
         return make_shape({h, w, filters}, 3, "layer '" + layer + "'");
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return detail::product({kernel.h, kernel.w, in[0].c(), filters}) + (bias ? filters : 0);
+        return steptime::detail::checked_add(detail::product({kernel.h, kernel.w, in[0].c(), filters}),
+                                             bias ? filters : 0, "parameter count");
     }
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, n = a.batch;

@@ -16,7 +16,8 @@ struct dense {
         return tensor_shape::features(outputs);
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return detail::product({in[0].elements(), outputs}) + (bias ? outputs : 0);
+        return steptime::detail::checked_add(detail::product({in[0].elements(), outputs}), bias ? outputs : 0,
+                                             "parameter count");
     }
     // X[n,D] * W[D,M]: forward X*W, data gradient dY*W^T, weight gradient X^T*dY, each 2nDM.
     op_work work(phase p, const work_args& a) const {

@@ -26,7 +26,7 @@ struct pool2d {
         const double e = a.element_bytes, n = a.batch;
         const double x = detail::elems(a.inputs[0]) * n, y = detail::elems(a.output) * n;
         const extent k = window_for(a.inputs[0]);
-        const double f = static_cast<double>(k.h * k.w) * y;  // one compare or add per window element
+        const double f = static_cast<double>(k.h) * static_cast<double>(k.w) * y;  // one compare or add per window element
         switch (p) {
             case phase::forward: return {f, e * x, e * y};
             // Max pooling re-reads the input to find each window's maximum; average pooling does not.

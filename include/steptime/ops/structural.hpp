@@ -25,7 +25,7 @@ struct concat {
                                 std::to_string(axis) + ": the other dimensions differ");
             out.dims[axis] = steptime::detail::checked_add(out.dims[axis], in[i].dims[axis], "layer '" + layer + "'");
         }
-        return out;
+        return make_shape(out.dims, out.rank, "layer '" + layer + "'");
     }
     std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
     op_work work(phase p, const work_args& a) const {
