@@ -579,7 +579,11 @@ TEST_CASE("duplicate names: refused naming the file and the name") {
     CHECK_FAILS(parse_error, parse(R"({"name": "a", "name": "b", "layers": {}})"), "bad.json", "duplicate key 'name'");
     // In an object of more than 16 members (a set of keys, not a search): the 21st repeats the 10th.
     std::string many;
-    for (int i = 0; i < 20; ++i) many += ", " + member("r" + std::to_string(i), "\"data\"", R"("type": "ReLU")");
+    for (int i = 0; i < 20; ++i) {
+        std::string name = "r";
+        name += std::to_string(i);  // not "r" + ...: g++ 12 -O3 flags that with a false -Wrestrict (PR 105329)
+        many.append(", ").append(member(name, "\"data\"", R"("type": "ReLU")"));
+    }
     CHECK_FAILS(parse_error, parse(net_with(many.substr(2) + ", " + member("r9", "\"data\"", R"("type": "ReLU")"))),
                 "bad.json", "duplicate key 'layers.r9'");
     // A ModelParallel copy name written by hand: "m/r@0" is also the first copy of m's sub-layer r.
@@ -630,7 +634,7 @@ TEST_CASE("huge inputs: refused at documented limits before they exhaust memory"
     }
     SUBCASE("more than prices::max_prices rows in a price CSV") {
         std::string csv = "device,usd_per_gpu_hour\n";
-        for (std::size_t i = 0; i <= prices::max_prices; ++i) csv += "d" + std::to_string(i) + ",1\n";
+        for (std::size_t i = 0; i <= prices::max_prices; ++i) csv.append("d").append(std::to_string(i)).append(",1\n");
         CHECK_FAILS(parse_error, prices::parse_csv(csv, "rates.csv"), "rates.csv:1002:", "more than 1000 prices");
     }
 }
