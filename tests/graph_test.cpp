@@ -12,22 +12,13 @@
 #include <steptime/io.hpp>
 
 #include "support/csv.hpp"
+#include "support/errors.hpp"
 
 using namespace steptime;
 
 namespace {
 
-template <class E, class F>
-std::string message_of(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        return std::string("<another exception type: ") + typeid(e).name() + "> " + e.what();
-    }
-    return "<nothing thrown>";
-}
+using test_support::message_of;
 
 ops::activation relu() { return ops::activation{}; }
 ops::elementwise sum() { return ops::elementwise{}; }

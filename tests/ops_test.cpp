@@ -9,12 +9,15 @@
 #include <typeinfo>
 #include <vector>
 #include <steptime/io.hpp>
+#include "support/errors.hpp"
 
 using namespace steptime;
 using ops::extent;
 using ops::padding;
 
 namespace {
+
+using test_support::message_of;
 
 using shapes = std::vector<tensor_shape>;
 tensor_shape img(std::int64_t h, std::int64_t w, std::int64_t c) { return tensor_shape::image(h, w, c); }
@@ -35,19 +38,6 @@ applied applied_to(const Op& op, shapes in) {
 template <class Op>
 op_work work(const Op& op, phase p, const applied& a, double batch, double element_bytes = 4) {
     return op.work(p, work_args{a.in, a.out, batch, element_bytes, a.params});
-}
-
-// The message of the E that f throws; a marker starting with '<' when it throws something else or nothing.
-template <class E, class F>
-std::string message_of(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        return std::string("<another exception type: ") + typeid(e).name() + "> " + e.what();
-    }
-    return "<nothing thrown>";
 }
 
 ops::conv2d conv(std::int64_t filters, extent k, extent stride, padding pad) {

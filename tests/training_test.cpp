@@ -11,10 +11,13 @@
 #include <string>
 #include <utility>
 #include <steptime/io.hpp>
+#include "support/errors.hpp"
 
 using namespace steptime;
 
 namespace {
+
+using test_support::message_of;
 
 // ImageNet-1k (ILSVRC 2012) training set: 1,281,167 images; 90 epochs: AlexNet's schedule (Krizhevsky 2012,
 // "roughly 90 cycles") and the usual ResNet-50 recipe (Goyal et al. 2017).
@@ -29,17 +32,6 @@ step_estimate step(std::int64_t batch, int workers, double seconds_per_step, std
     e.workers = workers;
     e.total = seconds_of(seconds_per_step);
     return e;
-}
-
-// The message of the exception `f` throws as E, or "" when it throws none.
-template <class E, class F>
-std::string message_of(F f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    }
-    return "";
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

@@ -8,8 +8,11 @@
 #include <random>
 #include <string>
 #include <steptime/io.hpp>  // io/device_json.hpp and devices/catalog.hpp, in both test variants
+#include "support/errors.hpp"
 
 namespace {
+
+using test_support::message_of;
 
 using nlohmann::json;
 using steptime::device;
@@ -35,28 +38,15 @@ struct temp_file {
     ~temp_file() { fs::remove(path); }
 };
 
-// The message of the exception of type E that f throws, or a marker that fails the caller's checks.
-template <class E, class F>
-std::string thrown(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        return std::string("<another exception type: ") + e.what() + ">";
-    }
-    return "<nothing thrown>";
-}
-
 template <class E>
 std::string from_json_error(const json& j) {
-    return thrown<E>([&] { steptime::io::device_from_json(j, "gpu.json"); });
+    return message_of<E>([&] { steptime::io::device_from_json(j, "gpu.json"); });
 }
 
 template <class E>
 std::string load_error(const std::string& text) {
     const temp_file f(text);
-    const std::string message = thrown<E>([&] { steptime::io::load_device(f.path); });
+    const std::string message = message_of<E>([&] { steptime::io::load_device(f.path); });
     CHECK_MESSAGE(message.rfind(f.path.string() + ": ", 0) == 0, message);  // starts with the file name
     return message;
 }
@@ -178,9 +168,9 @@ TEST_CASE("malformed JSON, non-objects and oversized or missing files are parse 
     const std::string padded = minimal().dump() + std::string(steptime::io::max_device_file_bytes, ' ');
     CHECK(contains(load_error<steptime::parse_error>(padded), "larger than 1 MiB"));
     const fs::path missing = fs::temp_directory_path() / "steptime-no-such-device.json";
-    const std::string gone = thrown<steptime::parse_error>([&] { steptime::io::load_device(missing); });
+    const std::string gone = message_of<steptime::parse_error>([&] { steptime::io::load_device(missing); });
     CHECK(gone.rfind(missing.string() + ": ", 0) == 0);
-    CHECK(contains(thrown<steptime::parse_error>([] { steptime::io::load_device(fs::temp_directory_path()); }),
+    CHECK(contains(message_of<steptime::parse_error>([] { steptime::io::load_device(fs::temp_directory_path()); }),
                    "directory"));
     CHECK(contains(from_json_error<steptime::parse_error>(json("gpu")), "gpu.json: expected a JSON object"));
 }

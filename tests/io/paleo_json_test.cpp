@@ -14,22 +14,13 @@
 #include <steptime/io.hpp>
 
 #include "support/csv.hpp"
+#include "support/errors.hpp"
 
 using namespace steptime;
 
 namespace {
 
-template <class E, class F>
-std::string message_of(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        return std::string("<another exception type: ") + typeid(e).name() + "> " + e.what();
-    }
-    return "<nothing thrown>";
-}
+using test_support::message_of;
 
 network parse(std::string_view text) { return io::parse_paleo_json(text, "origin.json"); }
 

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "steptime/detail/text.hpp"
 #include "steptime/cost/layer_time.hpp"
 #include "steptime/fit/complexity.hpp"
 #include "steptime/fit/least_squares.hpp"
@@ -213,14 +214,6 @@ inline per_layer_model fit_per_layer(std::span<const layer_sample> samples, std:
     return m;
 }
 
-namespace detail {
-inline std::string_view trim(std::string_view s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    if (b == std::string_view::npos) return {};
-    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-}  // namespace detail
-
 // Reads the CSV described at the top of this file. Errors are parse_error "origin:line: column 'name': ...".
 inline std::vector<layer_sample> parse_layer_samples(std::string_view text, const std::string& origin = "<per-layer>") {
     static constexpr std::array<std::string_view, 4> columns{"category", "phase", "complexity", "time_s"};
@@ -232,12 +225,12 @@ inline std::vector<layer_sample> parse_layer_samples(std::string_view text, cons
         std::string_view line = text.substr(0, eol);
         text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
         ++line_no;
-        if (detail::trim(line).empty()) continue;
+        if (steptime::detail::trim(line).empty()) continue;
         const std::string where = origin + ":" + std::to_string(line_no) + ": ";
         std::vector<std::string_view> f;
         for (std::size_t b = 0;;) {
             const auto comma = line.find(',', b);
-            f.push_back(detail::trim(line.substr(b, comma - b)));
+            f.push_back(steptime::detail::trim(line.substr(b, comma - b)));
             if (comma == std::string_view::npos) break;
             b = comma + 1;
         }

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "steptime/detail/text.hpp"
 #include "steptime/io/read_file.hpp"
 #include "steptime/training.hpp"
 
@@ -16,14 +17,6 @@ namespace steptime::prices {
 // More rows are refused: price_table looks names up linearly, so n rows cost n^2 / 2 comparisons
 // (100,000 rows took 16 s); the device catalog has a few dozen devices.
 inline constexpr std::size_t max_prices = 1'000;
-
-namespace detail {
-inline std::string_view trim(std::string_view s) {
-    const auto b = s.find_first_not_of(" \t");
-    if (b == std::string_view::npos) return {};
-    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-}  // namespace detail
 
 // A price CSV: a header `device,usd_per_gpu_hour[,source]`, then one device a line; the source is the
 // rest of the line (it may hold commas; no quoting). Blank lines are skipped. Errors name `origin` and the line.
@@ -38,15 +31,15 @@ inline price_table parse_csv(std::string_view text, const std::string& origin = 
         text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
         ++line_no;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (detail::trim(line).empty()) continue;
+        if (steptime::detail::trim(line).empty()) continue;
         const auto where = origin + ":" + std::to_string(line_no) + ": ";
         const auto c1 = line.find(',');
         const auto c2 = c1 == std::string_view::npos ? c1 : line.find(',', c1 + 1);
-        const std::string_view device = detail::trim(line.substr(0, c1));
+        const std::string_view device = steptime::detail::trim(line.substr(0, c1));
         const std::string_view price =
-            c1 == std::string_view::npos ? std::string_view{} : detail::trim(line.substr(c1 + 1, c2 - c1 - 1));
+            c1 == std::string_view::npos ? std::string_view{} : steptime::detail::trim(line.substr(c1 + 1, c2 - c1 - 1));
         const std::string_view source =
-            c2 == std::string_view::npos ? std::string_view{} : detail::trim(line.substr(c2 + 1));
+            c2 == std::string_view::npos ? std::string_view{} : steptime::detail::trim(line.substr(c2 + 1));
         if (!header) {
             if (device != "device" || price != "usd_per_gpu_hour" ||
                 !(c2 == std::string_view::npos || source == "source"))
