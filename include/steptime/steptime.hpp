@@ -24,3 +24,6 @@
 #include "steptime/report.hpp"
 #include "steptime/zoo/zoo.hpp"
 #include "steptime/training.hpp"
+#include "steptime/scale/wave_scaling.hpp"
+#include "steptime/eta.hpp"
+#include "steptime/pareto.hpp"

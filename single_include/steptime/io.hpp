@@ -930,3 +930,9 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
 
 }  // namespace steptime::io
 // ---- end steptime/io/report_json.hpp ----
+// ---- begin steptime/io/kernel_trace.hpp ----
+// steptime/io/kernel_trace.hpp: (being written)
+// ---- end steptime/io/kernel_trace.hpp ----
+// ---- begin steptime/io/progress_log.hpp ----
+// steptime/io/progress_log.hpp: (being written)
+// ---- end steptime/io/progress_log.hpp ----

@@ -2919,3 +2919,12 @@ inline double training_cost_usd(const training_run& run, const step_estimate& st
 
 }  // namespace steptime
 // ---- end steptime/training.hpp ----
+// ---- begin steptime/scale/wave_scaling.hpp ----
+// steptime/scale/wave_scaling.hpp: (being written)
+// ---- end steptime/scale/wave_scaling.hpp ----
+// ---- begin steptime/eta.hpp ----
+// steptime/eta.hpp: (being written)
+// ---- end steptime/eta.hpp ----
+// ---- begin steptime/pareto.hpp ----
+// steptime/pareto.hpp: (being written)
+// ---- end steptime/pareto.hpp ----

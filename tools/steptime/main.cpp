@@ -4,12 +4,14 @@
 //   sweep.cpp  `sweep`: the grid, its table and CSV, its plot
 //   plot.cpp   gnuplot as a child process
 //   parse.cpp  strict parsing of quantities with units, integers and lists
+//   fit.cpp, scale.cpp, eta.cpp, pareto.cpp: the subcommands of commands.hpp
 #include <iostream>
 #include <string>
 
 #include <CLI/CLI.hpp>
 #include <steptime/io.hpp>
 
+#include "commands.hpp"
 #include "plan.hpp"
 #include "sweep.hpp"
 
@@ -151,6 +153,11 @@ int main(int argc, char** argv) {
     s->add_option("--format", ss.format, "table or csv")->check(CLI::IsMember({"table", "csv"}));
     s->add_option("--plot", ss.plot, "draw speedup against workers into this SVG file (needs gnuplot)");
     s->callback([&] { sweep(so, ss); });
+
+    add_fit_command(app);
+    add_scale_command(app);
+    add_eta_command(app);
+    add_pareto_command(app);
 
     try {
         app.parse(argc, argv);

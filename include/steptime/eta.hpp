@@ -1,0 +1,2 @@
+// steptime/eta.hpp: (being written)
+#pragma once

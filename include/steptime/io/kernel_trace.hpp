@@ -1,0 +1,2 @@
+// steptime/io/kernel_trace.hpp: (being written)
+#pragma once

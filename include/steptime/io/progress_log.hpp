@@ -1,0 +1,2 @@
+// steptime/io/progress_log.hpp: (being written)
+#pragma once

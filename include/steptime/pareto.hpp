@@ -1,0 +1,2 @@
+// steptime/pareto.hpp: (being written)
+#pragma once

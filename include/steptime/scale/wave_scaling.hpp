@@ -1,0 +1,2 @@
+// steptime/scale/wave_scaling.hpp: (being written)
+#pragma once

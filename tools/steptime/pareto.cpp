@@ -1,0 +1,7 @@
+#include "commands.hpp"
+
+namespace steptime::cli {
+
+void add_pareto_command(CLI::App&) {}
+
+}  // namespace steptime::cli
