@@ -8,5 +8,6 @@
 #include "steptime/io/paleo_json.hpp"
 #include "steptime/io/price_csv.hpp"
 #include "steptime/io/report_json.hpp"
+#include "steptime/io/calibration_json.hpp"
 #include "steptime/io/kernel_trace.hpp"
 #include "steptime/io/progress_log.hpp"

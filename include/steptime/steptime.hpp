@@ -15,6 +15,7 @@
 #include "steptime/cost/paleo_compat.hpp"
 #include "steptime/cost/paleo.hpp"
 #include "steptime/cost/roofline.hpp"
+#include "steptime/cost/calibration.hpp"
 #include "steptime/estimate.hpp"
 #include "steptime/comm/link.hpp"
 #include "steptime/comm/collectives.hpp"

@@ -5,9 +5,9 @@
 
 #include <cmath>
 #include <cstdint>
-#include <numbers>
-#include <random>
 #include <vector>
+
+#include "support/gaussian.hpp"
 
 #include <steptime/fit/end_to_end.hpp>
 
@@ -16,17 +16,7 @@ using namespace steptime::fit;
 
 namespace {
 
-// Standard normal noise from std::mt19937_64 (whose output the standard fixes) through Box-Muller, so
-// the data are the same with every standard library (std::normal_distribution's are not).
-struct gaussian {
-    std::mt19937_64 g;
-    explicit gaussian(std::uint64_t seed) : g(seed) {}
-    double uniform() { return (static_cast<double>(g() >> 11) + 0.5) * 0x1p-53; }  // in (0, 1)
-    double operator()() {
-        const double r = std::sqrt(-2 * std::log(uniform()));
-        return r * std::cos(2 * std::numbers::pi * uniform());
-    }
-};
+using test_support::gaussian;
 
 // seed 002 section 4.3: the P100 campaign's batch sizes B and iteration counts I (their product: 160 runs).
 constexpr double batches[] = {8, 16, 24, 32, 40, 48, 56, 64};

@@ -6,11 +6,11 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <numbers>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "support/gaussian.hpp"
 
 #include <steptime/fit/per_layer.hpp>
 #include <steptime/steptime.hpp>
@@ -20,17 +20,7 @@ using namespace steptime::fit;
 
 namespace {
 
-// Standard normal noise from std::mt19937_64 (whose output the standard fixes) through Box-Muller, so
-// the data are the same with every standard library (std::normal_distribution's are not).
-struct gaussian {
-    std::mt19937_64 g;
-    explicit gaussian(std::uint64_t seed) : g(seed) {}
-    double uniform() { return (static_cast<double>(g() >> 11) + 0.5) * 0x1p-53; }  // in (0, 1)
-    double operator()() {
-        const double r = std::sqrt(-2 * std::log(uniform()));
-        return r * std::cos(2 * std::numbers::pi * uniform());
-    }
-};
+using test_support::gaussian;
 
 double rel(double x, double truth) { return std::abs(x / truth - 1); }
 
@@ -243,9 +233,11 @@ TEST_CASE("per-layer CSV: the errors name the file, the line and the column") {
         return std::string("no error");
     };
     const std::string h = "category,phase,complexity,time_s\n";
-    CHECK(err("cat,phase,complexity,time_s\n") == "t.csv:1: column 1 of the header is 'cat', expected 'category'");
-    CHECK(err("") == "t.csv: empty; expected the header 'category,phase,complexity,time_s'");
-    CHECK(err(h + "conv_fc,forward,1e9\n") == "t.csv:2: 3 columns, expected 4: category,phase,complexity,time_s");
+    CHECK(err("cat,phase,complexity,time_s\n") ==
+          "t.csv: the header has no column 'category', expected the columns category,phase,complexity,time_s");
+    CHECK(err("") == "t.csv: empty, expected a header line naming the columns");
+    CHECK(err(h + "conv_fc,forward,1e9\n") == "t.csv:2: 3 fields, expected 4 as in the header");
+    CHECK(err(h + "conv_fc,\"forward,1e9,1\n") == "t.csv:2: a quoted field has no closing quote");
     CHECK(err(h + "\nconvolution,forward,1e9,0.01\n") ==
           "t.csv:3: column 'category': 'convolution', expected conv_fc, norm, pool_stride1, pool_strided, "
           "relu_dropout or loss");

@@ -10,9 +10,6 @@
 #include "parse.hpp"
 
 namespace steptime::cli {
-namespace {
-
-constexpr int max_workers = 1'000'000;  // data_parallel's own limit
 
 network load_model(const std::string& m) {
     if (const auto* z = zoo::find(m)) return z->build({});
@@ -27,6 +24,10 @@ device load_device(const std::string& d) {
     if (std::filesystem::exists(d)) return io::load_device(d);
     return devices::get(d);  // throws invalid_device naming close catalog entries
 }
+
+namespace {
+
+constexpr int max_workers = 1'000'000;  // data_parallel's own limit
 
 network_link load_link(const std::string& name, std::string_view option) {
     try {
@@ -44,10 +45,20 @@ std::vector<std::string> items(const std::string& text, std::string_view option,
     return lists ? split_list(text, option) : std::vector<std::string>{text};
 }
 
-any_cost make_cost(const options& o) {
+any_cost make_cost(const options& o, const std::optional<calibration_profile>& calibration) {
     const auto r = [](std::optional<double> v) { return ratio_of(v.value_or(1.0)); };
     std::optional<bytes_per_second> cross;
     if (o.cross_gbps) cross = bytes_per_second_of(*o.cross_gbps * 1e9);
+    if (calibration) {
+        if (o.cost_model != "paleo" || o.ppp_compute || o.ppp_memory)
+            throw invalid_argument("--calibration sets the default model's efficiencies: leave out --cost-model, "
+                                   "--ppp-compute and --ppp-memory");
+        cost::calibrated m;
+        m.profile = *calibration;
+        m.ppp_comm = r(o.ppp_comm);
+        m.cross_device_bandwidth = cross;
+        return m;
+    }
     if (o.cost_model == "paleo-compat") {
         if (o.ppp_memory)
             throw invalid_argument("--ppp-memory: paleo-compat has no memory PPP (PALEO's ppp_comp scales memory too)");
@@ -158,6 +169,8 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
     const auto ppp = CLI::Range(0.0, 1.0) & CLI::Validator([](std::string& s) {
                          return std::stod(s) > 0 ? std::string{} : std::string("PPP must be in (0, 1]");
                      }, "", "positive");
+    cmd.add_option("--calibration", o.calibration,
+                   "a device's fitted efficiencies and kernel overhead (the JSON of steptime fit ppp --save)");
     cmd.add_option("--ppp-compute", o.ppp_compute, "fraction of peak FLOP/s reached (PALEO's ppp_comp)")->check(ppp);
     cmd.add_option("--ppp-memory", o.ppp_memory, "fraction of peak memory bandwidth reached")->check(ppp);
     cmd.add_option("--ppp-comm", o.ppp_comm, "fraction of link bandwidth reached (PALEO's ppp_comm)")->check(ppp);
@@ -176,7 +189,9 @@ plan make_plan(const options& o, bool lists) {
     const scaling scale = o.scaling == "strong" ? scaling::strong : scaling::weak;
     const overlap ov = o.overlap == "backward" ? overlap::backward : overlap::none;
     const bool compat = o.cost_model == "paleo-compat";
-    any_cost cost = make_cost(o);
+    std::optional<calibration_profile> calibration;
+    if (o.calibration) calibration = io::load_calibration(*o.calibration);
+    any_cost cost = make_cost(o, calibration);
 
     if (par != parallelism::data && scale == scaling::strong)
         throw invalid_argument("--scaling strong: " + std::string(to_string(par)) +

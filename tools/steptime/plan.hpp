@@ -16,17 +16,22 @@ namespace steptime::cli {
 // What was typed. In `sweep` the devices, batches, workers, comms and networks are comma lists.
 struct options {
     std::string model, devices, batches, workers, comms, networks;
-    std::optional<std::string> bandwidth, latency, intra_network, gpus_per_node;
+    std::optional<std::string> bandwidth, latency, intra_network, gpus_per_node, calibration;
     std::string cost_model = "paleo", precision = "fp32", parallelism = "data", scaling = "weak", overlap = "none";
     std::optional<double> ppp_compute, ppp_memory, ppp_comm, cross_gbps;
     bool pipelined = false;
     std::string format = "table";
 };
 
+// A zoo network by name, or a PALEO JSON file.
+network load_model(const std::string& m);
+// A catalog device by name, or a device JSON file.
+device load_device(const std::string& d);
+
 // Registers the shared options on `cmd`; `lists` words the help of the grid axes for `sweep`.
 void add_options(CLI::App& cmd, options& o, bool lists);
 
-using any_cost = std::variant<cost::paleo, cost::paleo_compat, cost::roofline>;
+using any_cost = std::variant<cost::paleo, cost::paleo_compat, cost::roofline, cost::calibrated>;
 
 enum class parallelism { data, model, hybrid };
 

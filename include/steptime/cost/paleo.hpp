@@ -14,11 +14,15 @@ struct paleo {
     ratio ppp_compute = ratio_of(1.0);  // fraction of peak FLOP/s reached
     ratio ppp_memory = ratio_of(1.0);   // fraction of peak memory bandwidth reached
     ratio ppp_comm = ratio_of(1.0);     // fraction of the cross-device bandwidth reached
+    // A fixed cost per kernel (each layer's pass that does work, and the weight update): launches and
+    // framework overhead. PALEO has none (zero); a PPP calibration (fit/ppp.hpp) fits it.
+    seconds kernel_overhead{};
     optimizer update_rule = optimizer::sgd;
     std::optional<bytes_per_second> cross_device_bandwidth{};  // unset: the device's intra-node link
 
     void validate() const {
         detail::validate_common(name, ppp_compute, ppp_memory, ppp_comm, cross_device_bandwidth);
+        detail::require_overhead(name, "kernel_overhead", kernel_overhead);
     }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
@@ -42,9 +46,11 @@ struct paleo {
 private:
     layer_time time_of(const op_work& w, const cost_context& c) const {
         const bytes_per_second bw = c.dev.memory_bandwidth * ppp_memory;
+        const bool launches = w.flops > 0 || w.bytes_read + w.bytes_written > 0;
         return {.fetch = bytes_of(w.bytes_read) / bw,
                 .compute = flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute),
                 .write = bytes_of(w.bytes_written) / bw,
+                .overhead = launches ? kernel_overhead : seconds{},
                 .work = flops_of(w.flops),
                 .traffic = bytes_of(w.bytes_read + w.bytes_written)};
     }

@@ -20,9 +20,7 @@ struct roofline {
 
     void validate() const {
         detail::validate_common(name, ppp_compute, ppp_memory, ppp_comm, cross_device_bandwidth);
-        if (!(launch_overhead.value() >= 0 && std::isfinite(launch_overhead.value())))
-            throw invalid_argument("roofline: launch_overhead is " + std::to_string(launch_overhead.value()) +
-                                   " s, expected a finite non-negative time");
+        detail::require_overhead(name, "launch_overhead", launch_overhead);
     }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {

@@ -83,6 +83,13 @@ inline void validate_common(std::string_view model, ratio compute, ratio memory,
         throw invalid_argument(std::string(model) + ": cross_device_bandwidth must be finite and positive");
 }
 
+// A fixed cost per kernel: finite and non-negative.
+inline void require_overhead(std::string_view model, const char* field, seconds t) {
+    if (!(t.value() >= 0 && std::isfinite(t.value())))
+        throw invalid_argument(std::string(model) + ": " + field + " is " + std::to_string(t.value()) +
+                               " s, expected a finite non-negative time");
+}
+
 // Bandwidth between devices: the given one, else the device's intra-node link, else its memory.
 inline bytes_per_second cross_bandwidth(const std::optional<bytes_per_second>& given, const device& d) {
     return given ? *given : d.intra_node_link ? *d.intra_node_link : d.memory_bandwidth;

@@ -8,8 +8,10 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "steptime/detail/csv.hpp"
 #include "steptime/fit/least_squares.hpp"
 #include "steptime/units.hpp"
 
@@ -72,6 +74,21 @@ inline split_runs extrapolation_split(std::span<const run> runs, double max_batc
     for (const auto& r : runs)
         (r.batch <= max_batch && r.iterations <= max_iterations ? s.train : s.test).push_back(r);
     return s;
+}
+
+// Measured runs from a CSV with the columns batch,iterations,time_s (other columns are ignored), one run
+// a line. Errors are parse_error "origin:line: column 'name': ...".
+inline std::vector<run> parse_runs(std::string_view text, const std::string& origin = "<runs>") {
+    const steptime::detail::csv_table t(text, origin);
+    constexpr std::string_view format = "the columns batch,iterations,time_s";
+    const std::size_t batch = t.column("batch", format), iterations = t.column("iterations", format),
+                      time = t.column("time_s", format);
+    std::vector<run> out;
+    for (std::size_t r = 0; r < t.rows(); ++r)
+        out.push_back({t.positive(r, batch, "a positive batch size"),
+                       t.positive(r, iterations, "a positive number of iterations"),
+                       seconds_of(t.positive(r, time, "a positive time in seconds"))});
+    return out;
 }
 
 }  // namespace steptime::fit

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -22,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "steptime/detail/text.hpp"
+#include "steptime/detail/csv.hpp"
 #include "steptime/cost/layer_time.hpp"
 #include "steptime/fit/complexity.hpp"
 #include "steptime/fit/least_squares.hpp"
@@ -214,59 +213,26 @@ inline per_layer_model fit_per_layer(std::span<const layer_sample> samples, std:
     return m;
 }
 
-// Reads the CSV described at the top of this file. Errors are parse_error "origin:line: column 'name': ...".
+// Reads the CSV described at the top of this file (other columns are ignored). Errors are parse_error
+// "origin:line: column 'name': ...".
 inline std::vector<layer_sample> parse_layer_samples(std::string_view text, const std::string& origin = "<per-layer>") {
-    static constexpr std::array<std::string_view, 4> columns{"category", "phase", "complexity", "time_s"};
+    const steptime::detail::csv_table t(text, origin);
+    constexpr std::string_view format = "the columns category,phase,complexity,time_s";
+    const std::size_t cat = t.column("category", format), phase = t.column("phase", format),
+                      complexity = t.column("complexity", format), time = t.column("time_s", format);
     std::vector<layer_sample> out;
-    std::size_t line_no = 0;
-    bool header = false;
-    while (!text.empty()) {
-        const auto eol = text.find('\n');
-        std::string_view line = text.substr(0, eol);
-        text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
-        ++line_no;
-        if (steptime::detail::trim(line).empty()) continue;
-        const std::string where = origin + ":" + std::to_string(line_no) + ": ";
-        std::vector<std::string_view> f;
-        for (std::size_t b = 0;;) {
-            const auto comma = line.find(',', b);
-            f.push_back(steptime::detail::trim(line.substr(b, comma - b)));
-            if (comma == std::string_view::npos) break;
-            b = comma + 1;
-        }
-        if (f.size() != columns.size())
-            throw parse_error(where + std::to_string(f.size()) + " columns, expected 4: category,phase,complexity,time_s");
-        if (!header) {
-            for (std::size_t k = 0; k < columns.size(); ++k)
-                if (f[k] != columns[k])
-                    throw parse_error(where + "column " + std::to_string(k + 1) + " of the header is '" +
-                                      std::string(f[k]) + "', expected '" + std::string(columns[k]) + "'");
-            header = true;
-            continue;
-        }
-        const auto bad = [&](std::size_t k, const std::string& expected) {
-            return parse_error(where + "column '" + std::string(columns[k]) + "': '" + std::string(f[k]) +
-                               "', expected " + expected);
-        };
-        const auto number = [&](std::size_t k, bool positive, const char* expected) {
-            double v = 0;
-            const auto [end, ec] = std::from_chars(f[k].data(), f[k].data() + f[k].size(), v);
-            if (f[k].empty() || ec != std::errc{} || end != f[k].data() + f[k].size() || !std::isfinite(v) || v < 0 ||
-                (positive && v == 0))
-                throw bad(k, expected);
-            return v;
-        };
+    for (std::size_t r = 0; r < t.rows(); ++r) {
         layer_sample s;
-        const auto c = parse_category(f[0]);
-        if (!c) throw bad(0, "conv_fc, norm, pool_stride1, pool_strided, relu_dropout or loss");
+        const auto c = parse_category(t.text(r, cat));
+        if (!c) throw t.bad(r, cat, "conv_fc, norm, pool_stride1, pool_strided, relu_dropout or loss");
         s.cat = *c;
-        if (f[1] != "forward" && f[1] != "backward") throw bad(1, "forward or backward");
-        s.direction = f[1] == "forward" ? pass::forward : pass::backward;
-        s.complexity = number(2, false, "a non-negative number of operations");
-        s.time = seconds_of(number(3, true, "a positive time in seconds"));
+        const auto p = t.text(r, phase);
+        if (p != "forward" && p != "backward") throw t.bad(r, phase, "forward or backward");
+        s.direction = p == "forward" ? pass::forward : pass::backward;
+        s.complexity = t.number(r, complexity, 0, false, "a non-negative number of operations");
+        s.time = seconds_of(t.positive(r, time, "a positive time in seconds"));
         out.push_back(s);
     }
-    if (!header) throw parse_error(origin + ": empty; expected the header 'category,phase,complexity,time_s'");
     return out;
 }
 
