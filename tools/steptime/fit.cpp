@@ -231,8 +231,12 @@ void fit_ppp(const fit_options& o) {
              "memory efficiency e_m  " + pad_left(fixed(p.memory_efficiency.value(), 3), 8) + "   of " +
              fixed(to_double(dev.memory_bandwidth) / 1e9, 1) + " GB/s" + at_bound(p.memory_efficiency) + "\n" +
              "kernel overhead o      " + pad_left(fixed(p.kernel_overhead.value() * 1e6, 1), 8) + " us per kernel\n" +
-             "fit: MAPE " + percent(f.errors.mape) + ", worst " + percent(f.errors.max_error) + "\n\n" +
-             row_table(train, rows, f.predicted, f.errors);
+             "fit: MAPE " + percent(f.errors.mape) + ", worst " + percent(f.errors.max_error) + "\n" +
+             (rows.size() < 6 ? "note: " + std::to_string(rows.size()) +
+                                    " measurements for 3 unknowns: a small fit error says little; check the "
+                                    "profile on held-out measurements (--test)\n"
+                              : "") +
+             "\n" + row_table(train, rows, f.predicted, f.errors);
         if (test) {
             std::vector<std::size_t> test_rows;
             std::vector<fit::ppp_sample> test_samples;
