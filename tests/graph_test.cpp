@@ -18,7 +18,6 @@ using namespace steptime;
 
 namespace {
 
-using test_support::message_of;
 
 ops::activation relu() { return ops::activation{}; }
 ops::elementwise sum() { return ops::elementwise{}; }
@@ -40,16 +39,6 @@ std::vector<seconds> times(const network& net, const std::map<std::string, doubl
 double ms(seconds t) { return t.value() * 1e3; }
 
 }  // namespace
-
-// `expr` throws E whose message contains every listed part.
-#define CHECK_ERROR(E, expr, ...)                                                           \
-    do {                                                                                    \
-        const std::string m_ = message_of<E>([&] { (void)(expr); });                        \
-        INFO("message: " << m_);                                                            \
-        CHECK_MESSAGE(!m_.starts_with("<"), "expected " #E);                                \
-        for (std::string_view part_ : std::initializer_list<std::string_view>{__VA_ARGS__}) \
-            CHECK_MESSAGE(m_.find(part_) != std::string::npos, "message lacks: " << part_); \
-    } while (0)
 
 TEST_CASE("builder: errors name the layer") {
     network net("n");

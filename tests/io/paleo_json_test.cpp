@@ -20,7 +20,6 @@ using namespace steptime;
 
 namespace {
 
-using test_support::message_of;
 
 network parse(std::string_view text) { return io::parse_paleo_json(text, "origin.json"); }
 
@@ -43,16 +42,6 @@ std::vector<std::string> parent_names(const network& net, const std::string& lay
 }
 
 }  // namespace
-
-// `expr` throws E whose message contains every listed part.
-#define CHECK_ERROR(E, expr, ...)                                                           \
-    do {                                                                                    \
-        const std::string m_ = message_of<E>([&] { (void)(expr); });                        \
-        INFO("message: " << m_);                                                            \
-        CHECK_MESSAGE(!m_.starts_with("<"), "expected " #E);                                \
-        for (std::string_view part_ : std::initializer_list<std::string_view>{__VA_ARGS__}) \
-            CHECK_MESSAGE(m_.find(part_) != std::string::npos, "message lacks: " << part_); \
-    } while (0)
 
 TEST_CASE("every shipped PALEO network loads") {
     std::size_t files = 0;
