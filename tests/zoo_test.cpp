@@ -53,6 +53,19 @@ TEST_CASE("VGG-16: 138,357,544 parameters") {
     CHECK(zoo::vgg16({.classes = 10}).parameter_count() == 134'301'514);
 }
 
+TEST_CASE("VGG-11 and VGG-19: 132,863,336 and 143,667,240 parameters") {
+    // Simonyan and Zisserman (ICLR 2015), Table 2: configurations A (133 million) and E (144 million);
+    // exactly 132,863,336 and 143,667,240 in torchvision (VGG11_Weights / VGG19_Weights
+    // .IMAGENET1K_V1.meta["num_params"]). A: 8 convs, 64-128-256-256-512-512-512-512, 9,220,480 with
+    // biases; E: 16 convs, 20,024,384. Both + the 123,642,856 of the fully connected layers above.
+    const network a = zoo::vgg11(), e = zoo::vgg19();
+    CHECK(a.parameter_count() == 132'863'336);
+    CHECK(e.parameter_count() == 143'667'240);
+    CHECK(a.at("pool5").output.str() == "7x7x512");
+    CHECK(e.at("conv5-4").output.str() == "14x14x512");
+    CHECK_FALSE(a.find("conv1-2"));  // configuration A: one convolution in each of the first two stages
+}
+
 TEST_CASE("zoo catalog") {
     REQUIRE(zoo::find("alexnet"));
     REQUIRE(zoo::find("vgg16"));

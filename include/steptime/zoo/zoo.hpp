@@ -80,15 +80,17 @@ Net alexnet(const options& o = {}) {
     return net;
 }
 
-// VGG-16 (Simonyan and Zisserman 2015, configuration D), as TF-slim and PALEO's vgg16 write it
-// (fully connected layers as convolutions), batch 64.
-template <class Net = network>
-Net vgg16(const options& o = {}) {
-    Net net("vgg16");
+namespace detail {
+// VGG (Simonyan and Zisserman 2015, Table 1) as TF-slim and PALEO's vgg16 write it (fully connected layers
+// as convolutions): five stages of 3x3 convolutions of 64, 128, 256, 512, 512 filters, `depths` deep,
+// each closed by a 2x2/2 max pooling; batch 64.
+template <class Net>
+Net vgg(const char* name, const std::int64_t (&depths)[5], const options& o) {
+    Net net(name);
     net.native_batch = 64;
     net.add("data", ops::input{tensor_shape::image(o.resolution, o.resolution, 3)});
-    detail::chain<Net> c(net, "data");
-    const std::int64_t widths[] = {64, 128, 256, 512, 512}, depths[] = {2, 2, 3, 3, 3};
+    chain<Net> c(net, "data");
+    const std::int64_t widths[] = {64, 128, 256, 512, 512};
     for (int s = 0; s < 5; ++s) {
         for (int i = 1; i <= depths[s]; ++i)
             c.conv_relu("conv" + std::to_string(s + 1) + "-" + std::to_string(i), widths[s], 3, 1, ops::padding::same());
@@ -97,9 +99,28 @@ Net vgg16(const options& o = {}) {
     const std::int64_t last = o.resolution / 32;  // five 2x2/2 poolings
     c.conv_relu("fc6", 4096, last, 1, ops::padding::valid()).dropout("dropout6")
         .conv_relu("fc7", 4096, 1, 1, ops::padding::same()).dropout("dropout7")
-        .then("fc8", detail::conv(o.classes, 1, 1, ops::padding::same()))
+        .then("fc8", conv(o.classes, 1, 1, ops::padding::same()))
         .then("loss", ops::softmax_cross_entropy{});
     return net;
+}
+}  // namespace detail
+
+// VGG-11, configuration A ("VGG-A" in convnet-benchmarks).
+template <class Net = network>
+Net vgg11(const options& o = {}) {
+    return detail::vgg<Net>("vgg11", {1, 1, 2, 2, 2}, o);
+}
+
+// VGG-16, configuration D.
+template <class Net = network>
+Net vgg16(const options& o = {}) {
+    return detail::vgg<Net>("vgg16", {2, 2, 3, 3, 3}, o);
+}
+
+// VGG-19, configuration E.
+template <class Net = network>
+Net vgg19(const options& o = {}) {
+    return detail::vgg<Net>("vgg19", {2, 2, 4, 4, 4}, o);
 }
 
 template <class Net = network>
@@ -113,7 +134,9 @@ template <class Net = network>
 const std::vector<entry<Net>>& catalog() {
     static const std::vector<entry<Net>> all{
         {"alexnet", "AlexNet, One Weird Trick single tower (PALEO's alex_v2), 224x224", alexnet<Net>},
+        {"vgg11", "VGG-11, configuration A (VGG-A), 224x224", vgg11<Net>},
         {"vgg16", "VGG-16, configuration D, 224x224", vgg16<Net>},
+        {"vgg19", "VGG-19, configuration E, 224x224", vgg19<Net>},
     };
     return all;
 }
