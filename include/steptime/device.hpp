@@ -21,6 +21,13 @@ struct peak_rates {
     std::optional<flops_per_second> fp8_tensor{};
 };
 
+// CUDA compute capability, major.minor (e.g. 8.0): it fixes the SM's occupancy limits (scale/wave_scaling.hpp).
+struct cuda_compute_capability {
+    int major = 0;
+    int minor = 0;
+    friend bool operator==(const cuda_compute_capability&, const cuda_compute_capability&) = default;
+};
+
 struct device {
     std::string name{};         // catalog key, e.g. "v100-sxm2-16gb"
     std::string description{};  // e.g. "NVIDIA Tesla V100 SXM2 16 GB"
@@ -29,6 +36,7 @@ struct device {
     bytes_per_second memory_bandwidth{};
     std::optional<bytes> memory_capacity{};
     std::optional<int> sm_count{};           // streaming multiprocessors (compute units on AMD)
+    std::optional<cuda_compute_capability> compute_capability{};  // NVIDIA GPUs only
     hertz clock{};                         // the clock a cycle is counted in (PALEO's one-cycle floor)
     std::optional<hertz> boost_clock{};
     std::optional<double> tdp_watts{};       // board power
@@ -83,6 +91,9 @@ inline void validate(const device& d) {
     if (d.sm_count && *d.sm_count <= 0)
         throw invalid_device("device '" + d.name + "': field 'sm_count' is " + std::to_string(*d.sm_count) +
                              ", expected a positive count");
+    if (const auto& cc = d.compute_capability; cc && !(cc->major >= 1 && cc->major <= 99 && cc->minor >= 0 && cc->minor <= 9))
+        throw invalid_device("device '" + d.name + "': field 'compute_capability' is " + std::to_string(cc->major) + "." +
+                             std::to_string(cc->minor) + ", expected major.minor such as 8.0 (major 1-99, minor 0-9)");
     if (d.tdp_watts && !(std::isfinite(*d.tdp_watts) && *d.tdp_watts > 0))
         throw invalid_device("device '" + d.name + "': field 'tdp_watts' is " + std::to_string(*d.tdp_watts) +
                              ", expected a finite positive number");

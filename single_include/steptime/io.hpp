@@ -20,6 +20,7 @@
 //    "memory_bandwidth_gbps": 1555,    required, GB/s (1e9 B/s)
 //    "memory_gb": 40,                  GiB (2^30 bytes): GPU vendors' "GB" of memory are binary
 //    "sm_count": 108,                  integer: SMs, or compute units on AMD
+//    "compute_capability": "8.0",      string "major.minor": CUDA compute capability (NVIDIA only)
 //    "clock_mhz": 765,                 required, MHz: base clock
 //    "boost_clock_mhz": 1410,          MHz
 //    "tdp_watts": 400,                 W
@@ -172,7 +173,7 @@ inline device device_from_json(const nlohmann::json& j, const std::string& origi
         throw parse_error(origin + ": expected a JSON object describing one device, got " + j.type_name());
     const dj::device_reader r{origin};
     r.only(j, "", {"name", "description", "is_gpu", "peak_tflops", "memory_bandwidth_gbps", "memory_gb", "sm_count",
-                   "clock_mhz", "boost_clock_mhz", "tdp_watts", "intra_node_link_gbps", "source"});
+                   "compute_capability", "clock_mhz", "boost_clock_mhz", "tdp_watts", "intra_node_link_gbps", "source"});
     const nlohmann::json& peak = *r.get(j, "peak_tflops", true, "an object with at least fp32");
     if (!peak.is_object()) r.wrong_type("peak_tflops", "an object (TFLOP/s per pipe)", peak);
     r.only(peak, "peak_tflops.", {"fp32", "fp16", "tf32_tensor", "fp16_tensor", "bf16_tensor", "fp8_tensor"});
@@ -193,6 +194,16 @@ inline device device_from_json(const nlohmann::json& j, const std::string& origi
     d.memory_bandwidth = bytes_per_second_of(*r.number(j, "memory_bandwidth_gbps", true, "GB/s", dj::gbps));
     d.memory_capacity = dj::quantity(r.number(j, "memory_gb", false, "GiB", dj::gib), bytes_of);
     d.sm_count = r.count(j, "sm_count");
+    if (const auto cc = r.text(j, "compute_capability")) {
+        const auto dot = cc->find('.');
+        const auto digits = [](std::string_view s) {
+            return !s.empty() && s.size() <= 2 && s.find_first_not_of("0123456789") == std::string_view::npos;
+        };
+        if (dot == std::string::npos || !digits(std::string_view(*cc).substr(0, dot)) ||
+            !digits(std::string_view(*cc).substr(dot + 1)))
+            r.wrong_type("compute_capability", "a string \"major.minor\" such as \"8.0\"", j.at("compute_capability"));
+        d.compute_capability = cuda_compute_capability{std::stoi(cc->substr(0, dot)), std::stoi(cc->substr(dot + 1))};
+    }
     d.clock = dj::hertz_of(*r.number(j, "clock_mhz", true, "MHz", dj::mhz));
     d.boost_clock = dj::quantity(r.number(j, "boost_clock_mhz", false, "MHz", dj::mhz), dj::hertz_of);
     d.tdp_watts = r.number(j, "tdp_watts", false, "W", 1);
@@ -278,6 +289,9 @@ inline nlohmann::json to_json(const device& d) {
             {"memory_bandwidth_gbps", value(d.memory_bandwidth, dj::gbps)},
             {"memory_gb", maybe(d.memory_capacity, dj::gib)},
             {"sm_count", d.sm_count ? json(*d.sm_count) : json(nullptr)},
+            {"compute_capability", d.compute_capability ? json(std::to_string(d.compute_capability->major) + "." +
+                                                               std::to_string(d.compute_capability->minor))
+                                                        : json(nullptr)},
             {"clock_mhz", value(d.clock, dj::mhz)},
             {"boost_clock_mhz", maybe(d.boost_clock, dj::mhz)},
             {"tdp_watts", d.tdp_watts ? json(*d.tdp_watts) : json(nullptr)},
@@ -930,9 +944,925 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
 
 }  // namespace steptime::io
 // ---- end steptime/io/report_json.hpp ----
+// ---- begin steptime/io/calibration_json.hpp ----
+// steptime/io/calibration_json.hpp: a calibration profile (cost/calibration.hpp) as one JSON object, the
+// file `steptime fit ppp --save` writes and `steptime predict --calibration` reads:
+//   {"name": "...", "device": "titan-x-maxwell", "compute_efficiency": 0.52, "memory_efficiency": 0.9,
+//    "kernel_overhead_us": 12.5, "measurements": 8, "mape": 0.046}
+// Efficiencies are fractions in (0, 1]; measurements and mape are optional (what the fit reported).
+// Unknown fields are errors (they are usually typos); messages start with the file name.
+
+
+
+
+namespace steptime::io {
+
+inline nlohmann::ordered_json to_json(const calibration_profile& p) {
+    return {{"name", p.name},
+            {"device", p.device},
+            {"compute_efficiency", p.compute_efficiency.value()},
+            {"memory_efficiency", p.memory_efficiency.value()},
+            {"kernel_overhead_us", p.kernel_overhead.value() * 1e6},
+            {"measurements", p.measurements},
+            {"mape", p.mape}};
+}
+
+inline calibration_profile calibration_from_json(const nlohmann::json& j, const std::string& origin) {
+    static constexpr std::array<std::string_view, 7> known{"name", "device", "compute_efficiency", "memory_efficiency",
+                                                           "kernel_overhead_us", "measurements", "mape"};
+    static constexpr const char* expected =
+        "name, device, compute_efficiency, memory_efficiency, kernel_overhead_us, measurements, mape";
+    if (!j.is_object()) throw parse_error(origin + ": expected a JSON object with " + expected);
+    for (const auto& item : j.items())
+        if (std::ranges::find(known, item.key()) == known.end())
+            throw parse_error(origin + ": unknown field '" + item.key() + "' (expected " + expected + ")");
+    const auto field = [&](const char* key, bool required) -> const nlohmann::json* {
+        const auto it = j.find(key);
+        if (it != j.end()) return &*it;
+        if (required) throw parse_error(origin + ": missing field '" + key + "'");
+        return nullptr;
+    };
+    const auto text = [&](const char* key) {
+        const nlohmann::json& v = *field(key, true);
+        if (!v.is_string()) throw parse_error(origin + ": field '" + key + "' must be a string, got " + v.type_name());
+        return v.get<std::string>();
+    };
+    const auto number = [&](const char* key, bool required) {
+        const nlohmann::json* v = field(key, required);
+        if (!v) return 0.0;
+        if (!v->is_number()) throw parse_error(origin + ": field '" + key + "' must be a number, got " + v->type_name());
+        return v->get<double>();
+    };
+    calibration_profile p{.name = text("name"),
+                          .device = text("device"),
+                          .compute_efficiency = ratio_of(number("compute_efficiency", true)),
+                          .memory_efficiency = ratio_of(number("memory_efficiency", true)),
+                          .kernel_overhead = microseconds_of(number("kernel_overhead_us", true)),
+                          .measurements = 0,
+                          .mape = number("mape", false)};
+    if (const nlohmann::json* m = field("measurements", false)) {
+        if (!m->is_number_unsigned()) throw parse_error(origin + ": field 'measurements' must be a count, got " + m->dump());
+        p.measurements = m->get<std::size_t>();
+    }
+    try {
+        validate(p);
+    } catch (const invalid_argument& e) {
+        throw parse_error(origin + ": " + e.what());
+    }
+    return p;
+}
+
+inline calibration_profile load_calibration(const std::filesystem::path& path) {
+    const std::string text = read_file(path, 1u << 20);
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/true);
+    } catch (const nlohmann::json::exception& e) {
+        throw parse_error(path.string() + ": malformed JSON: " + e.what());
+    }
+    return calibration_from_json(j, path.string());
+}
+
+}  // namespace steptime::io
+// ---- end steptime/io/calibration_json.hpp ----
 // ---- begin steptime/io/kernel_trace.hpp ----
-// steptime/io/kernel_trace.hpp: (being written)
+// steptime/io/kernel_trace.hpp: measured kernel times for wave scaling (scale/wave_scaling.hpp), from a
+// CSV table or from the Chrome-trace JSON that PyTorch's profiler (Kineto) exports.
+//
+// CSV (examples/data/kernels-v100.csv): a header naming the columns, in any order, then one kernel a line.
+//   name             required  kernel name; quote it ("...", "" for a quote) when it holds commas
+//   duration_us      required  measured time, microseconds, > 0
+//   op               operation the kernel belongs to; consecutive rows with the same op form one operation,
+//                    a row without one is an operation of its own
+//   op_duration_us   the operation's GPU wall time, us; the same on every row of the operation that gives it
+//   grid_x grid_y grid_z block_x block_y block_z   launch geometry: all six columns or none
+//   registers        registers per thread (0 or empty: unknown)
+//   shared_bytes     static + dynamic shared memory per block, bytes
+//   dest_registers   registers per thread on the destination GPU, if they differ
+//   flops bytes      the kernel's FLOPs and DRAM bytes (both or neither): gamma from the roofline
+//   class            memory, compute or unknown: gamma when flops and bytes are absent
+//   precision        fp32 (default), tf32, fp16, bf16, fp8, int8: the compute pipe
+// An empty cell is an absent value (geometry cells all empty or all filled, in each row). Blank lines and
+// lines starting with '#' are skipped. Errors name the file, the line and the column.
+//
+// Kineto JSON (examples/data/trace-v100.json): {"traceEvents": [...]} (or the bare array). Events with
+// "cat": "kernel" are the kernels: "name", "dur" (us) and, in "args", "grid" and "block" ([x, y, z]),
+// "registers per thread", "shared memory" (bytes, static + dynamic) and "External id". A kernel whose
+// External id is that of a "cat": "cpu_op" event belongs to that operator (e.g. aten::cudnn_convolution);
+// the others are operations of their own. Memory copies and sets are not kernels and are skipped. An
+// operation's time is the sum of its kernels': the trace has no GPU wall time per operator.
+
+
+
+
+namespace steptime::io {
+
+// Larger measurement files are refused: a profiled training step's trace is a few MB.
+inline constexpr std::uintmax_t max_trace_bytes = 64u << 20;
+
+namespace kernel_trace_detail {
+
+// The fields of one CSV line, with RFC 4180 quoting on one line.
+inline std::vector<std::string> split_csv(std::string_view line, const std::string& where) {
+    std::vector<std::string> fields(1);
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (c == ',') {
+            fields.emplace_back();
+        } else if (c == '"' && steptime::detail::trim(fields.back()).empty()) {
+            const std::size_t start = i;
+            fields.back().clear();
+            for (++i;; ++i) {
+                if (i >= line.size())
+                    throw parse_error(where + "unterminated quoted field at character " + std::to_string(start + 1));
+                if (line[i] != '"') {
+                    fields.back() += line[i];
+                } else if (i + 1 < line.size() && line[i + 1] == '"') {
+                    fields.back() += '"';
+                    ++i;
+                } else {
+                    break;
+                }
+            }
+            const auto next = line.find_first_not_of(" \t", i + 1);
+            if (next != std::string_view::npos && line[next] != ',')
+                throw parse_error(where + "text after the closing quote of field " + std::to_string(fields.size()));
+            i = next == std::string_view::npos ? line.size() : next - 1;
+        } else {
+            fields.back() += c;
+        }
+    }
+    for (std::string& f : fields) f = std::string(steptime::detail::trim(f));
+    return fields;
+}
+
+// The columns, in a namespace of their own: `bytes` and `flops` would hide the quantities.
+namespace col {
+enum id : std::size_t {
+    name, duration_us, op, op_duration_us, grid_x, grid_y, grid_z, block_x, block_y, block_z,
+    registers, shared_bytes, dest_registers, flops, bytes, kind, precision, count
+};
+}  // namespace col
+using col::id;
+inline constexpr std::array<std::string_view, col::count> column_names{
+    "name", "duration_us", "op", "op_duration_us", "grid_x", "grid_y", "grid_z", "block_x", "block_y",
+    "block_z", "registers", "shared_bytes", "dest_registers", "flops", "bytes", "class", "precision"};
+
+// One data row: its cells by column, and the file:line prefix of its errors.
+struct csv_row {
+    const std::array<std::optional<std::size_t>, col::count>& index;
+    const std::vector<std::string>& cells;
+    std::string where;
+
+    std::string_view cell(id c) const { return index[c] ? std::string_view(cells[*index[c]]) : std::string_view{}; }
+
+    [[noreturn]] void fail(id c, const std::string& expected) const {
+        throw parse_error(where + "column '" + std::string(column_names[c]) + "' is '" + std::string(cell(c)) +
+                          "', expected " + expected);
+    }
+
+    std::optional<double> number(id c, bool positive) const {
+        const std::string_view s = cell(c);
+        if (s.empty()) return std::nullopt;
+        double v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        const char* expected = positive ? "a finite positive number" : "a finite non-negative number";
+        if (ec != std::errc{} || end != s.data() + s.size() || !std::isfinite(v) || v < 0 || (positive && v == 0))
+            fail(c, expected);
+        return v;
+    }
+
+    std::optional<std::int64_t> integer(id c, std::int64_t lo, std::int64_t hi) const {
+        const std::string_view s = cell(c);
+        if (s.empty()) return std::nullopt;
+        std::int64_t v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc{} || end != s.data() + s.size() || v < lo || v > hi)
+            fail(c, "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+        return v;
+    }
+};
+
+// Checks the geometry with CUDA's launch limits; the error names `where` and the kernel.
+inline void check_geometry(const scale::launch_geometry& g, const std::string& where, const std::string& kernel) {
+    try {
+        scale::validate(g, "kernel '" + kernel + "'");
+    } catch (const invalid_argument& e) {
+        throw parse_error(where + e.what());
+    }
+}
+
+// Reads the fields of one Kineto event; every error names the event.
+struct event_reader {
+    const nlohmann::json& event;
+    std::string where;  // "file: traceEvents[i] (kernel 'name'): "
+
+    [[noreturn]] void fail(const std::string& field, const std::string& expected) const {
+        const auto args = event.find("args");
+        const nlohmann::json* v = nullptr;
+        if (field.rfind("args.", 0) == 0 && args != event.end() && args->is_object()) {
+            const auto it = args->find(field.substr(5));
+            if (it != args->end()) v = &*it;
+        } else if (const auto it = event.find(field); it != event.end()) {
+            v = &*it;
+        }
+        throw parse_error(where + "field '" + field + "' must be " + expected +
+                          (v ? std::string(", got ") + v->type_name() + " " + device_json_detail::excerpt(*v)
+                             : std::string(", but it is missing")));
+    }
+
+    const nlohmann::json* arg(const std::string& key) const {
+        const auto args = event.find("args");
+        if (args == event.end()) return nullptr;
+        if (!args->is_object()) fail("args", "an object");
+        const auto it = args->find(key);
+        return it == args->end() || it->is_null() ? nullptr : &*it;
+    }
+
+    std::int64_t integer(const nlohmann::json& v, const std::string& field, std::int64_t lo, std::int64_t hi) const {
+        const std::string range = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+        if (!v.is_number_integer()) fail(field, range);
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) fail(field, range);
+        if (v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi) fail(field, range);
+        return v.get<std::int64_t>();
+    }
+
+    std::array<std::int64_t, 3> dims(const std::string& key) const {
+        const nlohmann::json* v = arg(key);
+        const std::string field = "args." + key;
+        if (!v || !v->is_array() || v->size() != 3) fail(field, "an array of 3 positive integers [x, y, z]");
+        std::array<std::int64_t, 3> d{};
+        for (std::size_t i = 0; i < 3; ++i) d[i] = integer((*v)[i], field, 1, 2147483647);
+        return d;
+    }
+};
+
+inline bool is_category(const nlohmann::json& event, std::string_view wanted) {
+    const auto cat = event.find("cat");
+    return cat != event.end() && cat->is_string() && devices::detail::lowercase(cat->get<std::string>()) == wanted;
+}
+
+}  // namespace kernel_trace_detail
+
+// The measured operations of a kernel CSV (format above); `origin` (a file name) starts every error.
+inline std::vector<scale::measured_op> parse_kernel_csv(std::string_view text, const std::string& origin = "<kernels>") {
+    namespace kt = kernel_trace_detail;
+    std::array<std::optional<std::size_t>, kt::col::count> index{};
+    std::size_t width = 0;
+    std::vector<scale::measured_op> ops;
+    std::vector<std::size_t> op_time_line;  // per op, the line that gave its wall time (0: none)
+    std::size_t line_no = 0;
+    while (!text.empty()) {
+        const auto eol = text.find('\n');
+        const std::string_view line = steptime::detail::trim(text.substr(0, eol));
+        text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+        ++line_no;
+        if (line.empty() || line.front() == '#') continue;
+        const std::string where = origin + ":" + std::to_string(line_no) + ": ";
+        const std::vector<std::string> cells = kt::split_csv(line, where);
+        if (width == 0) {  // the header
+            for (std::size_t i = 0; i < cells.size(); ++i) {
+                const auto known = std::find(kt::column_names.begin(), kt::column_names.end(), cells[i]);
+                if (known == kt::column_names.end()) {
+                    std::string list;
+                    for (std::string_view n : kt::column_names) {
+                        if (!list.empty()) list += ", ";
+                        list += n;
+                    }
+                    throw parse_error(where + "unknown column '" + cells[i] + "' in the header (expected " + list + ")");
+                }
+                auto& slot = index[static_cast<std::size_t>(known - kt::column_names.begin())];
+                if (slot) throw parse_error(where + "column '" + cells[i] + "' appears twice in the header");
+                slot = i;
+            }
+            for (const auto required : {kt::col::name, kt::col::duration_us})
+                if (!index[required])
+                    throw parse_error(where + "the header lacks the required column '" +
+                                      std::string(kt::column_names[required]) + "'");
+            int geometry = 0;
+            for (std::size_t c = kt::col::grid_x; c <= kt::col::block_z; ++c) geometry += index[c].has_value();
+            if (geometry != 0 && geometry != 6)
+                throw parse_error(where + "give all six columns grid_x, grid_y, grid_z, block_x, block_y, block_z or none");
+            if (index[kt::col::flops].has_value() != index[kt::col::bytes].has_value())
+                throw parse_error(where + "give both columns flops and bytes, or neither");
+            width = cells.size();
+            continue;
+        }
+        if (cells.size() != width)
+            throw parse_error(where + std::to_string(cells.size()) + " fields, expected " + std::to_string(width) +
+                              " as in the header");
+        const kt::csv_row row{index, cells, where};
+        scale::measured_kernel k{.name = std::string(row.cell(kt::col::name))};
+        if (k.name.empty()) throw parse_error(where + "column 'name' is empty");
+        const auto duration = row.number(kt::col::duration_us, true);
+        if (!duration) row.fail(kt::col::duration_us, "a finite positive number of microseconds");
+        k.duration = microseconds_of(*duration);
+        if (index[kt::col::grid_x]) {
+            std::array<std::optional<std::int64_t>, 6> dims{};
+            for (std::size_t i = 0; i < 6; ++i) dims[i] = row.integer(static_cast<kt::id>(kt::col::grid_x + i), 1, INT64_MAX / 2);
+            const auto given = std::count_if(dims.begin(), dims.end(), [](const auto& d) { return d.has_value(); });
+            if (given != 0 && given != 6)
+                throw parse_error(where + "the six geometry cells (grid_x to block_z) must be all filled or all empty");
+            if (given == 6) {
+                scale::launch_geometry g{.grid = {*dims[0], *dims[1], *dims[2]}, .block = {*dims[3], *dims[4], *dims[5]}};
+                g.registers_per_thread = static_cast<int>(row.integer(kt::col::registers, 0, 255).value_or(0));
+                g.shared_memory = bytes_of(static_cast<double>(row.integer(kt::col::shared_bytes, 0, 1'000'000'000).value_or(0)));
+                kt::check_geometry(g, where, k.name);
+                k.launch = g;
+            }
+        }
+        if ((!row.cell(kt::col::registers).empty() || !row.cell(kt::col::shared_bytes).empty() ||
+             !row.cell(kt::col::dest_registers).empty()) && !k.launch)
+            throw parse_error(where + "registers, shared_bytes and dest_registers need the launch geometry (grid_x to block_z)");
+        if (const auto r = row.integer(kt::col::dest_registers, 1, 255)) k.destination_registers = static_cast<int>(*r);
+        const auto f = row.number(kt::col::flops, false), q = row.number(kt::col::bytes, false);
+        if (f.has_value() != q.has_value()) throw parse_error(where + "give both flops and bytes, or neither");
+        if (f) {
+            k.work = flops_of(*f);
+            k.traffic = bytes_of(*q);
+        }
+        if (const std::string_view c = row.cell(kt::col::kind); !c.empty()) {
+            const auto kind = scale::parse_kernel_class(c);
+            if (!kind) row.fail(kt::col::kind, "memory, compute or unknown");
+            k.kind = *kind;
+        }
+        if (const std::string_view p = row.cell(kt::col::precision); !p.empty()) {
+            const auto type = parse_element_type(p);
+            if (!type) row.fail(kt::col::precision, "fp32, tf32, fp16, bf16, fp8 or int8");
+            k.precision = *type;
+        }
+        const std::string op_name(row.cell(kt::col::op));
+        const auto wall = row.number(kt::col::op_duration_us, true);
+        if (wall && op_name.empty()) throw parse_error(where + "op_duration_us without an op");
+        if (op_name.empty() || ops.empty() || ops.back().name != op_name || op_time_line.back() == SIZE_MAX) {
+            ops.push_back({.name = op_name.empty() ? k.name : op_name});
+            op_time_line.push_back(op_name.empty() ? SIZE_MAX : 0);  // SIZE_MAX: a kernel of its own
+        }
+        scale::measured_op& current = ops.back();
+        if (wall) {
+            if (current.wall_time && to_double(*current.wall_time) != to_double(microseconds_of(*wall)))
+                throw parse_error(where + "op_duration_us of '" + op_name + "' differs from the one on line " +
+                                  std::to_string(op_time_line.back()));
+            current.wall_time = microseconds_of(*wall);
+            op_time_line.back() = line_no;
+        }
+        current.kernels.push_back(std::move(k));
+    }
+    if (width == 0) throw parse_error(origin + ": empty; expected a header such as 'name,duration_us'");
+    if (ops.empty()) throw parse_error(origin + ": no kernels after the header");
+    return ops;
+}
+
+// The kernels of a PyTorch profiler (Kineto) Chrome trace, grouped by operator (format above).
+inline std::vector<scale::measured_op> parse_kineto_trace(std::string_view text, const std::string& origin = "<trace>") {
+    namespace kt = kernel_trace_detail;
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw parse_error(origin + ": malformed JSON: " + device_json_detail::message(e));
+    }
+    const nlohmann::json* events = &j;
+    if (j.is_object()) {
+        const auto it = j.find("traceEvents");
+        if (it == j.end()) throw parse_error(origin + ": no 'traceEvents' member; expected a PyTorch profiler trace");
+        events = &*it;
+    }
+    if (!events->is_array())
+        throw parse_error(origin + ": 'traceEvents' must be an array of events, got " + events->type_name());
+
+    std::map<std::int64_t, std::string> operators;  // External id -> cpu_op name
+    for (std::size_t i = 0; i < events->size(); ++i) {
+        const nlohmann::json& e = (*events)[i];
+        const std::string where = origin + ": traceEvents[" + std::to_string(i) + "]: ";
+        if (!e.is_object()) throw parse_error(where + "expected an event object, got " + e.type_name());
+        if (!kt::is_category(e, "cpu_op") && !kt::is_category(e, "operator")) continue;
+        const kt::event_reader r{e, where};
+        const auto name = e.find("name");
+        if (name == e.end() || !name->is_string()) r.fail("name", "a string");
+        if (const nlohmann::json* id = r.arg("External id"))
+            operators.emplace(r.integer(*id, "args.External id", INT64_MIN, INT64_MAX), name->get<std::string>());
+    }
+
+    std::vector<scale::measured_op> ops;
+    std::map<std::int64_t, std::size_t> op_of_id;  // External id -> index in ops
+    for (std::size_t i = 0; i < events->size(); ++i) {
+        const nlohmann::json& e = (*events)[i];
+        if (!kt::is_category(e, "kernel")) continue;
+        const std::string at = origin + ": traceEvents[" + std::to_string(i) + "]";
+        const auto name = e.find("name");
+        if (name == e.end() || !name->is_string()) kt::event_reader{e, at + ": "}.fail("name", "a string");
+        const kt::event_reader r{e, at + " (kernel '" + name->get<std::string>() + "'): "};
+        if (const auto ph = e.find("ph"); ph != e.end() && *ph != "X")
+            r.fail("ph", "\"X\" (a complete event with a duration)");
+        const auto dur = e.find("dur");
+        if (dur == e.end() || !dur->is_number() || !(dur->get<double>() > 0) || !std::isfinite(dur->get<double>()))
+            r.fail("dur", "a positive number of microseconds");
+        scale::measured_kernel k{.name = name->get<std::string>(), .duration = microseconds_of(dur->get<double>())};
+        if (r.arg("grid") || r.arg("block")) {
+            scale::launch_geometry g{.grid = r.dims("grid"), .block = r.dims("block")};
+            if (const nlohmann::json* v = r.arg("registers per thread"))
+                g.registers_per_thread = static_cast<int>(r.integer(*v, "args.registers per thread", 0, 255));
+            if (const nlohmann::json* v = r.arg("shared memory"))
+                g.shared_memory = bytes_of(static_cast<double>(r.integer(*v, "args.shared memory", 0, 1'000'000'000)));
+            kt::check_geometry(g, at + ": ", k.name);
+            k.launch = g;
+        }
+        std::optional<std::int64_t> id{};
+        if (const nlohmann::json* v = r.arg("External id")) id = r.integer(*v, "args.External id", INT64_MIN, INT64_MAX);
+        if (id && operators.count(*id)) {
+            const auto [slot, fresh] = op_of_id.emplace(*id, ops.size());
+            if (fresh) ops.push_back({.name = operators.at(*id)});
+            ops[slot->second].kernels.push_back(std::move(k));
+        } else {
+            ops.push_back({.name = k.name});
+            ops.back().kernels.push_back(std::move(k));
+        }
+    }
+    if (ops.empty())
+        throw parse_error(origin + ": no kernel events (\"cat\": \"kernel\"); was the profiler run with "
+                                   "ProfilerActivity.CUDA?");
+    return ops;
+}
+
+// The measured operations in a file: a Kineto trace when its first character is '{' or '[', else a kernel CSV.
+inline std::vector<scale::measured_op> load_measured(const std::filesystem::path& path) {
+    const std::string text = read_file(path, max_trace_bytes);
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && (text[first] == '{' || text[first] == '['))
+        return parse_kineto_trace(text, path.string());
+    return parse_kernel_csv(text, path.string());
+}
+
+}  // namespace steptime::io
 // ---- end steptime/io/kernel_trace.hpp ----
 // ---- begin steptime/io/progress_log.hpp ----
-// steptime/io/progress_log.hpp: (being written)
+// steptime/io/progress_log.hpp: a running job's progress from its log, for estimate_eta (eta.hpp).
+//
+// Three formats; `automatic` picks tqdm if a record holds a tqdm bar ("%|"), else Keras if a line is
+// "Epoch <k>/<n>", else simple. A file is cut into lines at '\n' and, in the tqdm and Keras formats, a line
+// into records at '\r' (progress bars redraw themselves with carriage returns; Keras's backspaces are dropped).
+// Errors name the file and line. A record that fails to parse is an error, except the file's last record,
+// which a running job may be writing: it is ignored. A log without one timed record is an error.
+//
+// simple: one progress line per line, `<time> <iteration>[/<total>] [anything]`, fields separated by blanks:
+//     2024-05-01T10:00:00Z 100/5000 loss=0.51
+//     1714557700.25 200
+//   time: Unix seconds (a decimal number) or ISO-8601 `YYYY-MM-DDTHH:MM:SS[.fff][Z|+HH:MM|-HH:MM]` (without a
+//   zone taken as UTC; only differences count); iteration: iterations finished; total: iterations in the job
+//   (the same on every line that gives it). Iterations must increase and times must not decrease. Blank lines
+//   and lines starting with '#' are skipped; every other line must be a progress line. One segment.
+//
+// tqdm (PyTorch Lightning's TQDMProgressBar, tqdm in a training loop): records holding a bar
+//     Epoch 3:  45%|████▌     | 450/1000 [02:15<02:45,  3.33it/s, loss=0.512, v_num=1]
+//   i.e. `[<label>: ]<pct>%|<bar>| <n>/<total> [<elapsed><...`; elapsed is tqdm's `mm:ss` or `h:mm:ss` (whole
+//   seconds) since the bar started; what follows it (remaining time, rate in it/s or s/it, metrics) is not
+//   read. Label `Epoch <k>` or Lightning's `Epoch <k>/<last>` (epochs counted from 0, so a job of last + 1
+//   epochs): the job has finished k x total + n iterations, and each epoch is a segment. No label: bars
+//   follow one another (a bar whose n goes down is a new one), the job has finished the earlier bars' totals
+//   + n, each bar is a segment. Bars with another label (Validation, Sanity Checking, Testing, Predicting)
+//   and records without a bar are ignored; a bar with one of the two labels must parse. A record that
+//   repeats the last one's n is ignored. The job's total is (last + 1) x total for `Epoch k/last`, the bar's
+//   total with one unlabelled bar, else unknown; per_epoch is the bar's total.
+//
+// Keras (model.fit, verbose 1 or 2; Keras 2 and 3): `Epoch <k>/<n>` lines (k from 1) and progress records
+//     450/1000 [=====>........................] - ETA: 2:45 - loss: 0.5100
+//     1000/1000 [==============================] - 300s 300ms/step - loss: 0.5100 - val_loss: 0.6000
+//   `<i>/<steps>` then anything. A record with i = steps and a time token `<T>s` (the epoch's seconds, as Keras
+//   writes it when the epoch ends, validation included) ends the epoch; its optional `<P>s/step`,
+//   `<P>ms/step` or `<P>us/step` gives P x steps, and the epoch's time is the finer of the two (Keras rounds
+//   both to whole units). Ended epochs are the samples: one segment of consecutive epochs, the time their
+//   running sum. Other progress records (mid-epoch, with an ETA) only move the position: (k - 1) x steps + i.
+//   Progress records before the first Epoch line or after an epoch's end (evaluate, predict) and other lines
+//   are ignored. Every epoch must have the same steps. Total: n x steps; per_epoch: steps.
+
+
+
+namespace steptime::io {
+
+enum class progress_format { automatic, simple, tqdm, keras };
+
+inline std::string_view to_string(progress_format f) {
+    switch (f) {
+        case progress_format::automatic: return "automatic";
+        case progress_format::simple: return "simple";
+        case progress_format::tqdm: return "tqdm";
+        case progress_format::keras: return "keras";
+    }
+    return "?";
+}
+
+struct progress_log {
+    progress_format format = progress_format::simple;  // the one read (never automatic)
+    std::vector<progress_sample> samples{};
+    std::int64_t position = 0;                 // iterations finished at the last progress record
+    std::optional<std::int64_t> total{};       // iterations in the job, when the log says
+    std::optional<std::int64_t> per_epoch{};   // iterations per epoch, when the log says
+    std::size_t ignored = 0;                   // records the format's rules skip
+};
+
+namespace detail {
+
+using steptime::detail::trim;
+
+// A non-negative decimal integer filling `s`.
+inline std::optional<std::int64_t> to_count(std::string_view s) {
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || s.front() == '-' || ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+// A finite non-negative decimal number filling `s`, and its number of decimals.
+inline std::optional<double> to_number(std::string_view s, int* decimals = nullptr) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::fixed);
+    if (s.empty() || s.front() == '-' || ec != std::errc{} || end != s.data() + s.size() || !std::isfinite(v))
+        return std::nullopt;
+    if (decimals) {
+        const auto dot = s.find('.');
+        *decimals = dot == std::string_view::npos ? 0 : static_cast<int>(s.size() - dot - 1);
+    }
+    return v;
+}
+
+// "<a>/<b>" of two counts.
+inline std::optional<std::pair<std::int64_t, std::int64_t>> to_fraction(std::string_view s) {
+    const auto slash = s.find('/');
+    if (slash == std::string_view::npos) return std::nullopt;
+    const auto a = to_count(s.substr(0, slash)), b = to_count(s.substr(slash + 1));
+    if (!a || !b) return std::nullopt;
+    return std::pair{*a, *b};
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-Compatible Low-Level Date
+// Algorithms", days_from_civil).
+constexpr std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+    y -= m <= 2;
+    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const auto yoe = static_cast<unsigned>(y - era * 400);
+    const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+// Seconds since the Unix epoch of `YYYY-MM-DDTHH:MM:SS[.fff][Z|+HH:MM|-HH:MM]`.
+inline std::optional<double> iso8601_seconds(std::string_view s) {
+    const auto field = [&](std::size_t at, std::size_t len, int lo, int hi) -> std::optional<int> {
+        if (s.size() < at + len) return std::nullopt;
+        int v = 0;
+        for (char c : s.substr(at, len)) {
+            if (c < '0' || c > '9') return std::nullopt;
+            v = v * 10 + (c - '0');
+        }
+        return v >= lo && v <= hi ? std::optional<int>(v) : std::nullopt;
+    };
+    if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':')
+        return std::nullopt;
+    const auto y = field(0, 4, 0, 9999), mo = field(5, 2, 1, 12), d = field(8, 2, 1, 31), h = field(11, 2, 0, 23),
+               mi = field(14, 2, 0, 59), sec = field(17, 2, 0, 60);  // 60: a leap second
+    if (!y || !mo || !d || !h || !mi || !sec) return std::nullopt;
+    static constexpr int month_days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (*y % 4 == 0 && *y % 100 != 0) || *y % 400 == 0;
+    if (*d > month_days[*mo - 1] || (*mo == 2 && *d == 29 && !leap)) return std::nullopt;
+    std::size_t at = 19;
+    double frac = 0;
+    if (at < s.size() && s[at] == '.') {
+        const auto end = s.find_first_not_of("0123456789", at + 1);
+        const std::size_t stop = end == std::string_view::npos ? s.size() : end;
+        if (stop == at + 1) return std::nullopt;
+        frac = *to_number(std::string("0") += s.substr(at, stop - at));
+        at = stop;
+    }
+    double offset = 0;
+    if (at < s.size() && (s[at] == 'Z' || s[at] == 'z')) ++at;
+    else if (at < s.size() && (s[at] == '+' || s[at] == '-')) {
+        const auto oh = field(at + 1, 2, 0, 23), om = field(at + 4, 2, 0, 59);
+        if (!oh || !om || s[at + 3] != ':') return std::nullopt;
+        offset = (s[at] == '+' ? 1 : -1) * (*oh * 3600.0 + *om * 60.0);
+        at += 6;
+    }
+    if (at != s.size()) return std::nullopt;
+    const auto days = days_from_civil(*y, static_cast<unsigned>(*mo), static_cast<unsigned>(*d));
+    return static_cast<double>(days) * 86400.0 + *h * 3600.0 + *mi * 60.0 + *sec + frac - offset;
+}
+
+// tqdm's elapsed time, `mm:ss` or `h:mm:ss` (tqdm.format_interval), in seconds.
+inline std::optional<double> tqdm_seconds(std::string_view s) {
+    double t = 0;
+    int parts = 0;
+    for (std::size_t at = 0;; ++parts) {
+        const auto colon = s.find(':', at);
+        const auto v = to_count(s.substr(at, colon == std::string_view::npos ? colon : colon - at));
+        if (!v || (parts > 0 && *v > 59)) return std::nullopt;
+        t = t * 60 + static_cast<double>(*v);
+        if (colon == std::string_view::npos) break;
+        at = colon + 1;
+    }
+    return parts == 1 || parts == 2 ? std::optional<double>(t) : std::nullopt;
+}
+
+// The records of a line: its pieces between carriage returns, trimmed, Keras's backspaces dropped.
+inline std::vector<std::string_view> records(std::string_view line) {
+    std::vector<std::string_view> out;
+    for (std::size_t at = 0;;) {
+        const auto cr = line.find('\r', at);
+        std::string_view r = line.substr(at, cr == std::string_view::npos ? cr : cr - at);
+        const auto b = r.find_first_not_of('\b'), e = r.find_last_not_of('\b');
+        r = b == std::string_view::npos ? std::string_view{} : trim(r.substr(b, e - b + 1));
+        if (!r.empty()) out.push_back(r);
+        if (cr == std::string_view::npos) return out;
+        at = cr + 1;
+    }
+}
+
+// "Epoch <k>/<n>" or "Epoch <k>" (with `fraction_only`, the first only): k, and n when given.
+inline std::optional<std::pair<std::int64_t, std::optional<std::int64_t>>> epoch_label(std::string_view s,
+                                                                                      bool fraction_only) {
+    if (!s.starts_with("Epoch ")) return std::nullopt;
+    s.remove_prefix(6);
+    if (const auto f = to_fraction(s)) return std::pair{f->first, std::optional<std::int64_t>(f->second)};
+    if (fraction_only) return std::nullopt;
+    if (const auto k = to_count(s)) return std::pair{*k, std::optional<std::int64_t>()};
+    return std::nullopt;
+}
+
+// A numbered line of the file and where errors point.
+struct log_line {
+    std::string_view text;
+    std::size_t number = 0;
+    bool last = false;  // the file's last non-blank line
+};
+
+inline std::vector<log_line> lines_of(std::string_view text) {
+    std::vector<log_line> out;
+    for (std::size_t n = 1; !text.empty(); ++n) {
+        const auto eol = text.find('\n');
+        const std::string_view line = text.substr(0, eol);
+        text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+        if (!trim(line).empty()) out.push_back({line, n});
+    }
+    if (!out.empty()) out.back().last = true;
+    return out;
+}
+
+inline std::string where(const std::string& origin, const log_line& l) {
+    return origin + ":" + std::to_string(l.number) + ": ";
+}
+
+inline progress_log parse_simple(const std::vector<log_line>& lines, const std::string& origin) {
+    progress_log log{.format = progress_format::simple};
+    std::size_t total_line = 0;
+    for (const auto& l : lines) {
+        const std::string_view t = trim(l.text);
+        if (t.starts_with('#')) continue;
+        const auto gap = t.find_first_of(" \t");
+        const std::string_view time_text = t.substr(0, gap);
+        const std::string_view rest = gap == std::string_view::npos ? std::string_view{} : trim(t.substr(gap));
+        const std::string_view count_text = rest.substr(0, rest.find_first_of(" \t"));
+        auto time = to_number(time_text);
+        if (!time) time = iso8601_seconds(time_text);
+        const auto fraction = to_fraction(count_text);
+        const auto count = fraction ? std::optional<std::int64_t>(fraction->first) : to_count(count_text);
+        if (!time || !count) {
+            if (l.last) {
+                ++log.ignored;
+                continue;
+            }
+            throw parse_error(where(origin, l) + "expected '<time> <iteration>[/<total>]' (time: Unix seconds or "
+                                                 "ISO-8601 such as 2024-05-01T10:00:00Z), found '" + std::string(t) + "'");
+        }
+        if (fraction) {
+            if (fraction->second < 1 || fraction->first > fraction->second)
+                throw parse_error(where(origin, l) + "iteration " + std::to_string(fraction->first) + " of a total of " +
+                                  std::to_string(fraction->second) + ": expected 0 <= iteration <= total, total >= 1");
+            if (log.total && *log.total != fraction->second)
+                throw parse_error(where(origin, l) + "total of " + std::to_string(fraction->second) +
+                                  " iterations, line " + std::to_string(total_line) + " said " +
+                                  std::to_string(*log.total));
+            log.total = fraction->second;
+            total_line = l.number;
+        }
+        if (!log.samples.empty()) {
+            const progress_sample& prev = log.samples.back();
+            if (*count <= prev.iteration || *time < prev.time.value())
+                throw parse_error(where(origin, l) + "iteration " + std::to_string(*count) + " at " + std::string(time_text) +
+                                  " is not after the line before (iteration " + std::to_string(prev.iteration) +
+                                  "): iterations must increase and times must not decrease");
+        }
+        log.samples.push_back({*count, seconds_of(*time), 0});
+        log.position = *count;
+    }
+    return log;
+}
+
+inline progress_log parse_tqdm(const std::vector<log_line>& lines, const std::string& origin) {
+    struct bar {
+        std::optional<std::int64_t> epoch, last_epoch;
+        std::int64_t n = 0, total = 0;
+        double elapsed = 0;
+        const log_line* line = nullptr;
+    };
+    std::vector<bar> bars;
+    std::size_t ignored = 0;
+    for (const auto& l : lines) {
+        const auto rs = records(l.text);
+        for (std::size_t i = 0; i < rs.size(); ++i) {
+            const std::string_view r = rs[i];
+            const auto pct = r.find("%|");
+            if (pct == std::string_view::npos) {
+                ++ignored;
+                continue;
+            }
+            // The label: what precedes the percentage, its colon dropped.
+            const auto label_end = pct == 0 ? std::string_view::npos : r.find_last_not_of("0123456789. ", pct - 1);
+            std::string_view label = label_end == std::string_view::npos ? std::string_view{} : r.substr(0, label_end + 1);
+            if (label.ends_with(':')) label = trim(label.substr(0, label.size() - 1));
+            const auto epoch = epoch_label(label, false);
+            if (!label.empty() && !epoch) {
+                ++ignored;
+                continue;
+            }
+            const auto bar_end = r.find('|', pct + 2);
+            const std::string_view after = bar_end == std::string_view::npos ? std::string_view{} : trim(r.substr(bar_end + 1));
+            const auto space = after.find(" [");
+            const auto fraction = to_fraction(after.substr(0, space));
+            std::optional<double> elapsed;
+            if (space != std::string_view::npos) {
+                const std::string_view times = after.substr(space + 2);
+                elapsed = tqdm_seconds(times.substr(0, times.find_first_of("<,]")));
+            }
+            const bool bad_epoch = epoch && epoch->second && epoch->first > *epoch->second;
+            if (!fraction || !elapsed || fraction->second < 1 || fraction->first > fraction->second || bad_epoch) {
+                if (l.last && i + 1 == rs.size()) {
+                    ++ignored;
+                    continue;
+                }
+                throw parse_error(where(origin, l) + "expected a tqdm bar '[Epoch <k>[/<last>]: ]<pct>%|<bar>| "
+                                                     "<n>/<total> [<mm:ss or h:mm:ss>...' with n <= total and k <= last, "
+                                                     "found '" + std::string(r) + "'");
+            }
+            bars.push_back({epoch ? std::optional(epoch->first) : std::nullopt, epoch ? epoch->second : std::nullopt,
+                            fraction->first, fraction->second, *elapsed, &l});
+        }
+    }
+    // With epoch bars in the log, unlabelled ones are something else.
+    const bool epochs = std::ranges::any_of(bars, [](const bar& b) { return b.epoch.has_value(); });
+    progress_log log{.format = progress_format::tqdm, .ignored = ignored};
+    std::int64_t offset = 0;
+    int segment = -1;
+    const bar* prev = nullptr;
+    for (const bar& b : bars) {
+        if (epochs != b.epoch.has_value()) {
+            ++log.ignored;
+            continue;
+        }
+        const bool same = prev && prev->epoch == b.epoch && b.n >= prev->n && b.elapsed >= prev->elapsed;
+        if (same && b.n == prev->n) {  // a redraw
+            ++log.ignored;
+            continue;
+        }
+        if (!same) {
+            ++segment;
+            if (!epochs && prev) offset += prev->total;
+        }
+        const std::int64_t at = epochs ? *b.epoch * b.total + b.n : offset + b.n;
+        log.samples.push_back({at, seconds_of(b.elapsed), segment});
+        log.position = at;
+        log.per_epoch = b.total;
+        if (b.last_epoch) log.total = (*b.last_epoch + 1) * b.total;
+        prev = &b;
+    }
+    if (!epochs && segment == 0) log.total = prev->total;
+    return log;
+}
+
+// The finer of two roundings of one time: `a` and `b` seconds, each written with `a_dec`, `b_dec` decimals in
+// units of `a_unit`, `b_unit` seconds; the finer has the smaller rounding step relative to its value.
+inline double finer(double a, int a_dec, double a_unit, double b, int b_dec, double b_unit) {
+    const double ra = std::pow(10.0, -a_dec) * a_unit / a, rb = std::pow(10.0, -b_dec) * b_unit / b;
+    return ra <= rb ? a : b;
+}
+
+inline progress_log parse_keras(const std::vector<log_line>& lines, const std::string& origin) {
+    progress_log log{.format = progress_format::keras};
+    std::optional<std::int64_t> epoch, epochs, steps;
+    std::int64_t ended = -1;  // the epoch whose end was read last
+    bool epoch_over = false;
+    double clock = 0;
+    int segment = -1;
+    for (const auto& l : lines) {
+        const auto rs = records(l.text);
+        for (std::size_t i = 0; i < rs.size(); ++i) {
+            const std::string_view r = rs[i];
+            const bool last = l.last && i + 1 == rs.size();
+            if (const auto e = epoch_label(r, true)) {
+                if (e->first < 1 || e->first > *e->second) {
+                    if (last) {
+                        ++log.ignored;
+                        continue;
+                    }
+                    throw parse_error(where(origin, l) + "'" + std::string(r) + "': expected 'Epoch <k>/<n>' with 1 <= k <= n");
+                }
+                epoch = e->first;
+                epochs = e->second;
+                epoch_over = false;
+                continue;
+            }
+            const auto head = r.substr(0, r.find_first_of(" \t"));
+            const auto fraction = to_fraction(head);
+            if (!fraction || !epoch || epoch_over) {
+                ++log.ignored;
+                continue;
+            }
+            const auto [done, of] = *fraction;
+            if (of < 1 || done > of || (steps && *steps != of)) {
+                if (last) {
+                    ++log.ignored;
+                    continue;
+                }
+                throw parse_error(where(origin, l) + "'" + std::string(head) + "': expected <step>/<steps> with step <= steps" +
+                                  (steps ? " and " + std::to_string(*steps) + " steps per epoch, as in the epochs before"
+                                         : std::string()));
+            }
+            steps = of;
+            log.position = (*epoch - 1) * of + done;
+            // The end of the epoch: its seconds, `<T>s`, and the optional `<P>ms/step` (or s/step, us/step).
+            std::optional<double> epoch_s, step_s;
+            int epoch_dec = 0, step_dec = 0;
+            double step_unit = 1;
+            if (done == of) {
+                std::string_view rest = r.substr(head.size());
+                bool after_eta = false;
+                while (!(rest = trim(rest)).empty()) {
+                    const std::string_view token = rest.substr(0, rest.find_first_of(" \t"));
+                    rest.remove_prefix(token.size());
+                    if (token == "ETA:") after_eta = true;
+                    else if (!epoch_s && !after_eta && token.ends_with('s') && !token.ends_with("/s"))
+                        epoch_s = to_number(token.substr(0, token.size() - 1), &epoch_dec);
+                    else if (!step_s && token.ends_with("/step")) {
+                        const std::string_view v = token.substr(0, token.size() - 5);
+                        static constexpr std::pair<std::string_view, double> units[] = {{"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
+                        for (const auto& [suffix, unit] : units)
+                            if (v.ends_with(suffix)) {
+                                step_s = to_number(v.substr(0, v.size() - suffix.size()), &step_dec);
+                                step_unit = unit;
+                                break;
+                            }
+                    }
+                    if (token != "ETA:" && token != "-") after_eta = false;
+                }
+            }
+            if (!epoch_s) continue;  // mid-epoch: the position only
+            const double took = step_s ? finer(*epoch_s, epoch_dec, 1.0, *step_s * step_unit * static_cast<double>(of),
+                                               step_dec, step_unit * static_cast<double>(of))
+                                       : *epoch_s;
+            if (ended != *epoch - 1) {  // not right after the last ended epoch: a new clock
+                ++segment;
+                clock = 0;
+                log.samples.push_back({(*epoch - 1) * of, seconds_of(0), segment});
+            }
+            clock += took;
+            log.samples.push_back({*epoch * of, seconds_of(clock), segment});
+            ended = *epoch;
+            epoch_over = true;
+        }
+    }
+    if (steps) {
+        log.per_epoch = steps;
+        if (epochs) log.total = *epochs * *steps;
+    }
+    return log;
+}
+
+}  // namespace detail
+
+// The progress in `text`; errors name `origin` and the line.
+inline progress_log parse_progress_log(std::string_view text, const std::string& origin = "<progress log>",
+                                       progress_format format = progress_format::automatic) {
+    const auto lines = detail::lines_of(text);
+    if (format == progress_format::automatic) {
+        format = progress_format::simple;
+        for (const auto& l : lines)
+            for (const auto r : detail::records(l.text)) {
+                if (r.find("%|") != std::string_view::npos) format = progress_format::tqdm;
+                else if (format == progress_format::simple && detail::epoch_label(r, true)) format = progress_format::keras;
+            }
+    }
+    progress_log log = format == progress_format::tqdm    ? detail::parse_tqdm(lines, origin)
+                       : format == progress_format::keras ? detail::parse_keras(lines, origin)
+                                                          : detail::parse_simple(lines, origin);
+    if (log.samples.empty())
+        throw parse_error(origin + ": no timed progress in the " + std::string(to_string(format)) + " format" +
+                          (format == progress_format::simple ? " (lines '<time> <iteration>[/<total>]')"
+                           : format == progress_format::tqdm ? " (tqdm bars '[Epoch <k>: ]<pct>%|...| <n>/<total> [<elapsed>...')"
+                                                             : " (an epoch that ended: '<steps>/<steps> ... - <T>s ...')"));
+    return log;
+}
+
+inline progress_log load_progress_log(const std::filesystem::path& path, progress_format format = progress_format::automatic) {
+    return parse_progress_log(read_file(path), path.string(), format);
+}
+
+}  // namespace steptime::io
 // ---- end steptime/io/progress_log.hpp ----

@@ -262,6 +262,13 @@ struct peak_rates {
     std::optional<flops_per_second> fp8_tensor{};
 };
 
+// CUDA compute capability, major.minor (e.g. 8.0): it fixes the SM's occupancy limits (scale/wave_scaling.hpp).
+struct cuda_compute_capability {
+    int major = 0;
+    int minor = 0;
+    friend bool operator==(const cuda_compute_capability&, const cuda_compute_capability&) = default;
+};
+
 struct device {
     std::string name{};         // catalog key, e.g. "v100-sxm2-16gb"
     std::string description{};  // e.g. "NVIDIA Tesla V100 SXM2 16 GB"
@@ -270,6 +277,7 @@ struct device {
     bytes_per_second memory_bandwidth{};
     std::optional<bytes> memory_capacity{};
     std::optional<int> sm_count{};           // streaming multiprocessors (compute units on AMD)
+    std::optional<cuda_compute_capability> compute_capability{};  // NVIDIA GPUs only
     hertz clock{};                         // the clock a cycle is counted in (PALEO's one-cycle floor)
     std::optional<hertz> boost_clock{};
     std::optional<double> tdp_watts{};       // board power
@@ -324,6 +332,9 @@ inline void validate(const device& d) {
     if (d.sm_count && *d.sm_count <= 0)
         throw invalid_device("device '" + d.name + "': field 'sm_count' is " + std::to_string(*d.sm_count) +
                              ", expected a positive count");
+    if (const auto& cc = d.compute_capability; cc && !(cc->major >= 1 && cc->major <= 99 && cc->minor >= 0 && cc->minor <= 9))
+        throw invalid_device("device '" + d.name + "': field 'compute_capability' is " + std::to_string(cc->major) + "." +
+                             std::to_string(cc->minor) + ", expected major.minor such as 8.0 (major 1-99, minor 0-9)");
     if (d.tdp_watts && !(std::isfinite(*d.tdp_watts) && *d.tdp_watts > 0))
         throw invalid_device("device '" + d.name + "': field 'tdp_watts' is " + std::to_string(*d.tdp_watts) +
                              ", expected a finite positive number");
@@ -360,6 +371,8 @@ inline const std::vector<device>& catalog() {
         constexpr auto gbps = [](double v) { return bytes_per_second_of(v * 1e9); };
         constexpr auto gib = [](double v) { return bytes_of(v * 1073741824.0); };
         constexpr auto mhz = [](double v) { return megahertz_of(v); };
+        // Compute capabilities: NVIDIA's "CUDA GPUs" list (developer.nvidia.com/cuda-gpus).
+        constexpr auto cc = [](int major, int minor) { return cuda_compute_capability{major, minor}; };
         // FP32 SIMT peak from the core count: 2 FLOP per fused multiply-add x cores x clock. Rounded in
         // TFLOP/s first, like every other rate here, so that it reads back exactly from a device file.
         constexpr auto fma_peak = [](int cores, double clock_mhz) {
@@ -401,17 +414,20 @@ inline const std::vector<device>& catalog() {
             {.name = "k20x", .description = "NVIDIA Tesla K20X (GK110, no GPU Boost)",
              .peak = {.fp32 = fma_peak(2688, 732)},  // 2 x 2688 cores x 732 MHz = 3.94
              .memory_bandwidth = gbps(250), .memory_capacity = gib(6), .sm_count = 14,
+             .compute_capability = cc(3, 5),
              .clock = mhz(732), .tdp_watts = 235, .intra_node_link = pcie2,
              .source = "NVIDIA Tesla K20X board specification BD-06397 (2012); Kepler GK110 whitepaper"},
             {.name = "k40", .description = "NVIDIA Tesla K40 (GK110B)",
              .peak = {.fp32 = fma_peak(2880, 875)},  // 2 x 2880 cores x 875 MHz = 5.04
              .memory_bandwidth = gbps(288), .memory_capacity = gib(12), .sm_count = 15,
+             .compute_capability = cc(3, 5),
              .clock = mhz(745), .boost_clock = mhz(875), .tdp_watts = 235, .intra_node_link = pcie3,
              .source = "NVIDIA Tesla K40 datasheet (2013): 4.29 TFLOPS at base, 5.04 with GPU Boost"},
             // One of the board's two GK210 dies: the datasheet's board figures halved.
             {.name = "k80", .description = "NVIDIA Tesla K80, one GK210 die (half the board)",
              .peak = {.fp32 = fma_peak(2496, 875)},  // 2 x 2496 cores x 875 MHz = 4.37
              .memory_bandwidth = gbps(480.0 / 2), .memory_capacity = gib(24.0 / 2), .sm_count = 13,
+             .compute_capability = cc(3, 7),
              .clock = mhz(560), .boost_clock = mhz(875), .tdp_watts = 300.0 / 2,
              .intra_node_link = pcie3,  // the two dies share the board's x16 through a PCIe switch
              .source = "NVIDIA Tesla K80 datasheet (2014): 8.74 TFLOPS, 480 GB/s, 24 GB, 300 W per board"},
@@ -420,22 +436,26 @@ inline const std::vector<device>& catalog() {
             {.name = "m40", .description = "NVIDIA Tesla M40 12 GB (GM200)",
              .peak = {.fp32 = fma_peak(3072, 1114)},  // 2 x 3072 cores x 1114 MHz = 6.84
              .memory_bandwidth = gbps(288), .memory_capacity = gib(12), .sm_count = 24,
+             .compute_capability = cc(5, 2),
              .clock = mhz(948), .boost_clock = mhz(1114), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA Tesla M40 datasheet (2015); Volta whitepaper Table 1 (M40 column); "
                        "base clock from TechPowerUp"},
             {.name = "titan-x-maxwell", .description = "NVIDIA GeForce GTX Titan X (Maxwell, GM200)",
              .peak = {.fp32 = fma_peak(3072, 1075)},  // 2 x 3072 cores x 1075 MHz = 6.60
              .memory_bandwidth = gbps(336.5), .memory_capacity = gib(12), .sm_count = 24,
+             .compute_capability = cc(5, 2),
              .clock = mhz(1000), .boost_clock = mhz(1075), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA GeForce GTX Titan X specifications (2015)"},
             {.name = "titan-x-pascal", .description = "NVIDIA Titan X (Pascal, GP102)",
              .peak = {.fp32 = fma_peak(3584, 1531)},  // 2 x 3584 cores x 1531 MHz = 10.97
              .memory_bandwidth = gbps(480), .memory_capacity = gib(12), .sm_count = 28,
+             .compute_capability = cc(6, 1),
              .clock = mhz(1417), .boost_clock = mhz(1531), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA Titan X (Pascal) specifications (2016)"},
             {.name = "gtx-1080-ti", .description = "NVIDIA GeForce GTX 1080 Ti (GP102)",
              .peak = {.fp32 = fma_peak(3584, 1582)},  // 2 x 3584 cores x 1582 MHz = 11.34
              .memory_bandwidth = gbps(484), .memory_capacity = gib(11), .sm_count = 28,
+             .compute_capability = cc(6, 1),
              .clock = mhz(1480), .boost_clock = mhz(1582), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA GeForce GTX 1080 Ti specifications (2017)"},
 
@@ -443,11 +463,13 @@ inline const std::vector<device>& catalog() {
             {.name = "p100-pcie-16gb", .description = "NVIDIA Tesla P100 PCIe 16 GB",
              .peak = {.fp32 = tflops(9.3), .fp16 = tflops(18.7)},
              .memory_bandwidth = gbps(732), .memory_capacity = gib(16), .sm_count = 56,
+             .compute_capability = cc(6, 0),
              .clock = mhz(1126), .boost_clock = mhz(1303), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA Tesla P100 PCIe datasheet (2016); Pascal GP100 whitepaper"},
             {.name = "p100-sxm2-16gb", .description = "NVIDIA Tesla P100 SXM2 16 GB (NVLink)",
              .peak = {.fp32 = tflops(10.6), .fp16 = tflops(21.2)},
              .memory_bandwidth = gbps(732), .memory_capacity = gib(16), .sm_count = 56,
+             .compute_capability = cc(6, 0),
              .clock = mhz(1328), .boost_clock = mhz(1480), .tdp_watts = 300,
              .intra_node_link = nvlink(4, 20),  // 4 NVLink 1 links, 160 GB/s both directions
              .source = "NVIDIA Tesla P100 SXM2 datasheet (2016); Pascal GP100 whitepaper Table 1"},
@@ -457,23 +479,27 @@ inline const std::vector<device>& catalog() {
             {.name = "v100-pcie-16gb", .description = "NVIDIA Tesla V100 PCIe 16 GB",
              .peak = {.fp32 = tflops(14), .fp16 = tflops(28), .fp16_tensor = tflops(112)},
              .memory_bandwidth = gbps(900), .memory_capacity = gib(16), .sm_count = 80,
+             .compute_capability = cc(7, 0),
              .clock = mhz(1245), .boost_clock = mhz(1380), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA Tesla V100 datasheet (2017); V100 PCIe product brief PB-08744"},
             {.name = "v100-sxm2-16gb", .description = "NVIDIA Tesla V100 SXM2 16 GB (NVLink)",
              .peak = {.fp32 = tflops(15.7), .fp16 = tflops(31.4), .fp16_tensor = tflops(125)},
              .memory_bandwidth = gbps(900), .memory_capacity = gib(16), .sm_count = 80,
+             .compute_capability = cc(7, 0),
              .clock = mhz(1312), .boost_clock = mhz(1530), .tdp_watts = 300,
              .intra_node_link = nvlink(6, 25),  // 6 NVLink 2 links, 300 GB/s both directions
              .source = "NVIDIA Tesla V100 datasheet (2017); Volta whitepaper Table 1"},
             {.name = "v100-sxm2-32gb", .description = "NVIDIA Tesla V100 SXM2 32 GB (NVLink)",
              .peak = {.fp32 = tflops(15.7), .fp16 = tflops(31.4), .fp16_tensor = tflops(125)},
              .memory_bandwidth = gbps(900), .memory_capacity = gib(32), .sm_count = 80,
+             .compute_capability = cc(7, 0),
              .clock = mhz(1312), .boost_clock = mhz(1530), .tdp_watts = 300, .intra_node_link = nvlink(6, 25),
              .source = "NVIDIA Tesla V100 datasheet (2018, 32 GB); Volta whitepaper Table 1"},
             // DGX-2's V100: 2 PFLOPS tensor / 16 GPUs = 125 TFLOPS each, i.e. the SXM2 clocks at 350 W.
             {.name = "v100-sxm3-32gb", .description = "NVIDIA Tesla V100 SXM3 32 GB (DGX-2, NVSwitch)",
              .peak = {.fp32 = tflops(15.7), .fp16 = tflops(31.4), .fp16_tensor = tflops(125)},
              .memory_bandwidth = gbps(900), .memory_capacity = gib(32), .sm_count = 80,
+             .compute_capability = cc(7, 0),
              .clock = mhz(1290), .boost_clock = mhz(1530), .tdp_watts = 350, .intra_node_link = nvlink(6, 25),
              .source = "NVIDIA DGX-2 datasheet (2018); Volta whitepaper Table 1; base clock from TechPowerUp"},
 
@@ -481,6 +507,7 @@ inline const std::vector<device>& catalog() {
             {.name = "t4", .description = "NVIDIA T4 (TU104, 70 W)",
              .peak = {.fp32 = tflops(8.1), .fp16 = tflops(2 * 8.1), .fp16_tensor = tflops(65)},
              .memory_bandwidth = gbps(320), .memory_capacity = gib(16), .sm_count = 40,
+             .compute_capability = cc(7, 5),
              .clock = mhz(585), .boost_clock = mhz(1590), .tdp_watts = 70, .intra_node_link = pcie3,
              .source = "NVIDIA T4 datasheet (2018); Turing whitepaper (T4 clocks; FP16 SIMT = 2 x FP32)"},
 
@@ -489,12 +516,14 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(31.2), .tf32_tensor = tflops(62.5), .fp16_tensor = tflops(125),
                       .bf16_tensor = tflops(125)},
              .memory_bandwidth = gbps(600), .memory_capacity = gib(24), .sm_count = 72,
+             .compute_capability = cc(8, 6),
              .clock = mhz(885), .boost_clock = mhz(1695), .tdp_watts = 150, .intra_node_link = pcie4,
              .source = "NVIDIA A10 datasheet (2021); base clock from TechPowerUp"},
             {.name = "a100-pcie-40gb", .description = "NVIDIA A100 PCIe 40 GB",
              .peak = {.fp32 = tflops(19.5), .fp16 = tflops(78), .tf32_tensor = tflops(156),
                       .fp16_tensor = tflops(312), .bf16_tensor = tflops(312)},
              .memory_bandwidth = gbps(1555), .memory_capacity = gib(40), .sm_count = 108,
+             .compute_capability = cc(8, 0),
              .clock = mhz(765), .boost_clock = mhz(1410), .tdp_watts = 250,
              .intra_node_link = pcie4,  // the optional NVLink bridge joins pairs only
              .source = "NVIDIA A100 datasheet (2020); Ampere GA100 whitepaper Table 3; base clock from TechPowerUp"},
@@ -502,6 +531,7 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(19.5), .fp16 = tflops(78), .tf32_tensor = tflops(156),
                       .fp16_tensor = tflops(312), .bf16_tensor = tflops(312)},
              .memory_bandwidth = gbps(1555), .memory_capacity = gib(40), .sm_count = 108,
+             .compute_capability = cc(8, 0),
              .clock = mhz(1095), .boost_clock = mhz(1410), .tdp_watts = 400,
              .intra_node_link = nvlink(12, 25),  // 12 NVLink 3 links, 600 GB/s both directions
              .source = "NVIDIA A100 datasheet (2020); Ampere GA100 whitepaper Table 3; base clock from TechPowerUp"},
@@ -509,6 +539,7 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(19.5), .fp16 = tflops(78), .tf32_tensor = tflops(156),
                       .fp16_tensor = tflops(312), .bf16_tensor = tflops(312)},
              .memory_bandwidth = gbps(2039), .memory_capacity = gib(80), .sm_count = 108,
+             .compute_capability = cc(8, 0),
              .clock = mhz(1275), .boost_clock = mhz(1410), .tdp_watts = 400, .intra_node_link = nvlink(12, 25),
              .source = "NVIDIA A100 80GB datasheet (2021); Ampere GA100 whitepaper Table 3; "
                        "base clock from TechPowerUp"},
@@ -519,12 +550,14 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(30.3), .tf32_tensor = tflops(120.0 / 2), .fp16_tensor = tflops(242.0 / 2),
                       .bf16_tensor = tflops(242.0 / 2), .fp8_tensor = tflops(485.0 / 2)},
              .memory_bandwidth = gbps(300), .memory_capacity = gib(24), .sm_count = 58,  // 7424 cores / 128
+             .compute_capability = cc(8, 9),
              .clock = mhz(795), .boost_clock = mhz(2040), .tdp_watts = 72, .intra_node_link = pcie4,
              .source = "NVIDIA L4 datasheet (2023); Ada Lovelace whitepaper; clocks from TechPowerUp"},
             {.name = "l40s", .description = "NVIDIA L40S (AD102, 350 W)",
              .peak = {.fp32 = tflops(91.6), .tf32_tensor = tflops(183), .fp16_tensor = tflops(362.05),
                       .bf16_tensor = tflops(362.05), .fp8_tensor = tflops(733)},
              .memory_bandwidth = gbps(864), .memory_capacity = gib(48), .sm_count = 142,
+             .compute_capability = cc(8, 9),
              .clock = mhz(1110), .boost_clock = mhz(2520), .tdp_watts = 350, .intra_node_link = pcie4,
              .source = "NVIDIA L40S datasheet (2023, dense figures); base clock from TechPowerUp"},
 
@@ -534,6 +567,7 @@ inline const std::vector<device>& catalog() {
                       .fp16_tensor = tflops(1513.0 / 2), .bf16_tensor = tflops(1513.0 / 2),
                       .fp8_tensor = tflops(3026.0 / 2)},
              .memory_bandwidth = gbps(2000), .memory_capacity = gib(80), .sm_count = 114,
+             .compute_capability = cc(9, 0),
              .clock = mhz(1125), .boost_clock = mhz(1755), .tdp_watts = 350,
              .intra_node_link = pcie5,  // the optional NVLink bridge joins pairs only
              .source = "NVIDIA H100 datasheet (2022, PCIe column); Hopper whitepaper; base clock from TechPowerUp"},
@@ -541,6 +575,7 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(66.9), .fp16 = tflops(133.8), .tf32_tensor = tflops(494.7),
                       .fp16_tensor = tflops(989.4), .bf16_tensor = tflops(989.4), .fp8_tensor = tflops(1978.9)},
              .memory_bandwidth = gbps(3350), .memory_capacity = gib(80), .sm_count = 132,
+             .compute_capability = cc(9, 0),
              .clock = mhz(1590), .boost_clock = mhz(1980), .tdp_watts = 700,
              .intra_node_link = nvlink(18, 25),  // 18 NVLink 4 links, 900 GB/s both directions
              .source = "NVIDIA H100 datasheet (2022, SXM column); Hopper whitepaper Table 3 (H100 SXM5); "
@@ -549,6 +584,7 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(66.9), .fp16 = tflops(133.8), .tf32_tensor = tflops(494.7),
                       .fp16_tensor = tflops(989.4), .bf16_tensor = tflops(989.4), .fp8_tensor = tflops(1978.9)},
              .memory_bandwidth = gbps(4800), .memory_capacity = gib(141), .sm_count = 132,
+             .compute_capability = cc(9, 0),
              .clock = mhz(1590), .boost_clock = mhz(1980), .tdp_watts = 700, .intra_node_link = nvlink(18, 25),
              .source = "NVIDIA H200 datasheet (2024): the H100 SXM5's GH100 and clocks (Hopper whitepaper "
                        "Table 3), 141 GB HBM3e at 4.8 TB/s"},
@@ -559,6 +595,7 @@ inline const std::vector<device>& catalog() {
                       .fp16_tensor = tflops(4500.0 / 2), .bf16_tensor = tflops(4500.0 / 2),
                       .fp8_tensor = tflops(9000.0 / 2)},
              .memory_bandwidth = gbps(8000), .memory_capacity = gib(180), .sm_count = 148,
+             .compute_capability = cc(10, 0),
              .clock = mhz(1980),  // third-party (TechPowerUp) boost clock: 75 TFLOPS = 2 x 18944 x 1.98 GHz
              .tdp_watts = 1000,
              .intra_node_link = nvlink(18, 50),  // 18 NVLink 5 links, 1.8 TB/s both directions
@@ -1850,6 +1887,13 @@ inline void validate_common(std::string_view model, ratio compute, ratio memory,
         throw invalid_argument(std::string(model) + ": cross_device_bandwidth must be finite and positive");
 }
 
+// A fixed cost per kernel: finite and non-negative.
+inline void require_overhead(std::string_view model, const char* field, seconds t) {
+    if (!(t.value() >= 0 && std::isfinite(t.value())))
+        throw invalid_argument(std::string(model) + ": " + field + " is " + std::to_string(t.value()) +
+                               " s, expected a finite non-negative time");
+}
+
 // Bandwidth between devices: the given one, else the device's intra-node link, else its memory.
 inline bytes_per_second cross_bandwidth(const std::optional<bytes_per_second>& given, const device& d) {
     return given ? *given : d.intra_node_link ? *d.intra_node_link : d.memory_bandwidth;
@@ -1867,11 +1911,15 @@ struct paleo {
     ratio ppp_compute = ratio_of(1.0);  // fraction of peak FLOP/s reached
     ratio ppp_memory = ratio_of(1.0);   // fraction of peak memory bandwidth reached
     ratio ppp_comm = ratio_of(1.0);     // fraction of the cross-device bandwidth reached
+    // A fixed cost per kernel (each layer's pass that does work, and the weight update): launches and
+    // framework overhead. PALEO has none (zero); a PPP calibration (fit/ppp.hpp) fits it.
+    seconds kernel_overhead{};
     optimizer update_rule = optimizer::sgd;
     std::optional<bytes_per_second> cross_device_bandwidth{};  // unset: the device's intra-node link
 
     void validate() const {
         detail::validate_common(name, ppp_compute, ppp_memory, ppp_comm, cross_device_bandwidth);
+        detail::require_overhead(name, "kernel_overhead", kernel_overhead);
     }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
@@ -1895,9 +1943,11 @@ struct paleo {
 private:
     layer_time time_of(const op_work& w, const cost_context& c) const {
         const bytes_per_second bw = c.dev.memory_bandwidth * ppp_memory;
+        const bool launches = w.flops > 0 || w.bytes_read + w.bytes_written > 0;
         return {.fetch = bytes_of(w.bytes_read) / bw,
                 .compute = flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute),
                 .write = bytes_of(w.bytes_written) / bw,
+                .overhead = launches ? kernel_overhead : seconds{},
                 .work = flops_of(w.flops),
                 .traffic = bytes_of(w.bytes_read + w.bytes_written)};
     }
@@ -1926,9 +1976,7 @@ struct roofline {
 
     void validate() const {
         detail::validate_common(name, ppp_compute, ppp_memory, ppp_comm, cross_device_bandwidth);
-        if (!(launch_overhead.value() >= 0 && std::isfinite(launch_overhead.value())))
-            throw invalid_argument("roofline: launch_overhead is " + std::to_string(launch_overhead.value()) +
-                                   " s, expected a finite non-negative time");
+        detail::require_overhead(name, "launch_overhead", launch_overhead);
     }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
@@ -1978,6 +2026,90 @@ private:
 
 }  // namespace steptime::cost
 // ---- end steptime/cost/roofline.hpp ----
+// ---- begin steptime/cost/calibration.hpp ----
+// steptime/cost/calibration.hpp: a device's fitted efficiencies, what a PPP calibration (fit/ppp.hpp) finds
+// from measured times and the default cost model applies (`steptime predict --calibration FILE`).
+
+#include <cstddef>
+
+
+namespace steptime {
+
+// How far above a nominal peak a calibration may put the achieved rate. Efficiencies are relative to the
+// model's FLOP and byte counts, which fast algorithms beat: Winograd F(4x4, 3x3) does 4x fewer
+// multiplications than a direct 3x3 convolution (Lavin & Gray, CVPR 2016), the largest saving of the
+// algorithms cuDNN picks; and a memory term above 1 stands for traffic hidden behind compute.
+inline constexpr double max_efficiency = 4;
+
+struct calibration_profile {
+    std::string name{};    // e.g. "titan-x-maxwell from convnet-benchmarks"
+    std::string device{};  // the catalog or file name of the device it was fitted on
+    ratio compute_efficiency = ratio_of(1.0);  // achieved FLOP/s over the nominal peak (PALEO's PPP), up to 4
+    ratio memory_efficiency = ratio_of(1.0);   // achieved bandwidth over the nominal one, up to 4
+    seconds kernel_overhead{};                 // fixed cost per kernel
+    std::size_t measurements = 0;              // how many measured times it was fitted to
+    double mape = 0;                           // their mean absolute relative error after the fit (0.05 is 5%)
+};
+
+// Throws invalid_argument naming the field that is out of range.
+inline void validate(const calibration_profile& p) {
+    const std::string who = "calibration '" + p.name + "'";
+    if (p.device.empty()) throw invalid_argument(who + ": no device, expected the device it was fitted on");
+    for (const auto& [field, e] : {std::pair{"compute_efficiency", p.compute_efficiency},
+                                   std::pair{"memory_efficiency", p.memory_efficiency}})
+        if (!(e.value() > 0 && e.value() <= max_efficiency))
+            throw invalid_argument(who + ": " + field + " is " + std::to_string(e.value()) + ", expected a number in (0, 4]");
+    cost::detail::require_overhead(who, "kernel_overhead", p.kernel_overhead);
+    if (!(std::isfinite(p.mape) && p.mape >= 0))
+        throw invalid_argument(who + ": mape is " + std::to_string(p.mape) + ", expected a finite non-negative fraction");
+}
+
+namespace cost {
+
+// The default model (paleo) at full efficiency, its compute and memory terms divided by the profile's
+// efficiencies and the profile's kernel overhead added: T = F / (P e_c) + Q / (B e_m) + o per layer and
+// pass. The base's communication PPP, optimizer and cross-device bandwidth apply; its compute and memory
+// PPPs must stay 1. The profile is its device's: estimate() on another device throws.
+struct calibrated : paleo {
+    static constexpr std::string_view name = "calibrated";
+
+    calibration_profile profile{};
+
+    void validate() const {
+        steptime::validate(profile);
+        paleo::validate();
+        if (ppp_compute.value() != 1 || ppp_memory.value() != 1 || kernel_overhead.value() != 0)
+            throw invalid_argument("calibrated: the profile sets the efficiencies and the kernel overhead; leave "
+                                   "ppp_compute, ppp_memory and kernel_overhead at their defaults");
+    }
+
+    layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
+        return scaled(with_overhead().layer(net, v, p, c), c);
+    }
+    layer_time update(std::int64_t count, const cost_context& c) const {
+        return scaled(with_overhead().update(count, c), c);
+    }
+
+private:
+    paleo with_overhead() const {
+        paleo m = *this;
+        m.kernel_overhead = profile.kernel_overhead;
+        return m;
+    }
+    layer_time scaled(layer_time t, const cost_context& c) const {
+        if (c.dev.name != profile.device)
+            throw invalid_argument("calibration '" + profile.name + "' was fitted on " + profile.device + ", not on " +
+                                   c.dev.name + " (efficiencies are a device's own)");
+        t.compute /= profile.compute_efficiency.value();
+        t.fetch /= profile.memory_efficiency.value();
+        t.write /= profile.memory_efficiency.value();
+        return t;
+    }
+};
+
+}  // namespace cost
+}  // namespace steptime
+// ---- end steptime/cost/calibration.hpp ----
 // ---- begin steptime/estimate.hpp ----
 // steptime/estimate.hpp: the facade. One training step of a network on one device.
 
@@ -2733,15 +2865,17 @@ Net alexnet(const options& o = {}) {
     return net;
 }
 
-// VGG-16 (Simonyan and Zisserman 2015, configuration D), as TF-slim and PALEO's vgg16 write it
-// (fully connected layers as convolutions), batch 64.
-template <class Net = network>
-Net vgg16(const options& o = {}) {
-    Net net("vgg16");
+namespace detail {
+// VGG (Simonyan and Zisserman 2015, Table 1) as TF-slim and PALEO's vgg16 write it (fully connected layers
+// as convolutions): five stages of 3x3 convolutions of 64, 128, 256, 512, 512 filters, `depths` deep,
+// each closed by a 2x2/2 max pooling; batch 64.
+template <class Net>
+Net vgg(const char* name, const std::int64_t (&depths)[5], const options& o) {
+    Net net(name);
     net.native_batch = 64;
     net.add("data", ops::input{tensor_shape::image(o.resolution, o.resolution, 3)});
-    detail::chain<Net> c(net, "data");
-    const std::int64_t widths[] = {64, 128, 256, 512, 512}, depths[] = {2, 2, 3, 3, 3};
+    chain<Net> c(net, "data");
+    const std::int64_t widths[] = {64, 128, 256, 512, 512};
     for (int s = 0; s < 5; ++s) {
         for (int i = 1; i <= depths[s]; ++i)
             c.conv_relu("conv" + std::to_string(s + 1) + "-" + std::to_string(i), widths[s], 3, 1, ops::padding::same());
@@ -2750,9 +2884,28 @@ Net vgg16(const options& o = {}) {
     const std::int64_t last = o.resolution / 32;  // five 2x2/2 poolings
     c.conv_relu("fc6", 4096, last, 1, ops::padding::valid()).dropout("dropout6")
         .conv_relu("fc7", 4096, 1, 1, ops::padding::same()).dropout("dropout7")
-        .then("fc8", detail::conv(o.classes, 1, 1, ops::padding::same()))
+        .then("fc8", conv(o.classes, 1, 1, ops::padding::same()))
         .then("loss", ops::softmax_cross_entropy{});
     return net;
+}
+}  // namespace detail
+
+// VGG-11, configuration A ("VGG-A" in convnet-benchmarks).
+template <class Net = network>
+Net vgg11(const options& o = {}) {
+    return detail::vgg<Net>("vgg11", {1, 1, 2, 2, 2}, o);
+}
+
+// VGG-16, configuration D.
+template <class Net = network>
+Net vgg16(const options& o = {}) {
+    return detail::vgg<Net>("vgg16", {2, 2, 3, 3, 3}, o);
+}
+
+// VGG-19, configuration E.
+template <class Net = network>
+Net vgg19(const options& o = {}) {
+    return detail::vgg<Net>("vgg19", {2, 2, 4, 4, 4}, o);
 }
 
 template <class Net = network>
@@ -2766,7 +2919,9 @@ template <class Net = network>
 const std::vector<entry<Net>>& catalog() {
     static const std::vector<entry<Net>> all{
         {"alexnet", "AlexNet, One Weird Trick single tower (PALEO's alex_v2), 224x224", alexnet<Net>},
+        {"vgg11", "VGG-11, configuration A (VGG-A), 224x224", vgg11<Net>},
         {"vgg16", "VGG-16, configuration D, 224x224", vgg16<Net>},
+        {"vgg19", "VGG-19, configuration E, 224x224", vgg19<Net>},
     };
     return all;
 }
@@ -2920,11 +3075,706 @@ inline double training_cost_usd(const training_run& run, const step_estimate& st
 }  // namespace steptime
 // ---- end steptime/training.hpp ----
 // ---- begin steptime/scale/wave_scaling.hpp ----
-// steptime/scale/wave_scaling.hpp: (being written)
+// steptime/scale/wave_scaling.hpp: measured kernel and operation times from one GPU predicted on another
+// by wave scaling (Habitat: Yu et al., USENIX ATC'21), and the anchored ratio of any two model times.
+//
+// Formulation: habitat-and-empirical-models.md section 6.2 (steps 1-6); Habitat's own formulas
+// (its paper's Eq. (1) and (2), and what its released code computes) in section 2 there.
+
+
+
+namespace steptime::scale {
+
+// ---------------------------------------------------------------------------------------------------------
+// Occupancy
+// ---------------------------------------------------------------------------------------------------------
+
+// What bounds the resident blocks of one SM: the four limits of section 6.2 step 1.
+struct sm_limits {
+    int max_blocks_per_sm = 0;
+    int max_warps_per_sm = 0;
+    int registers_per_sm = 0;
+    int max_registers_per_thread = 0;
+    bytes shared_memory_per_sm{};              // the largest carve-out an SM offers
+    bytes reserved_shared_memory_per_block{};  // taken by the system from each block (1 KB from cc 8.0)
+};
+
+inline constexpr int warp_size = 32;                 // every NVIDIA GPU to date
+inline constexpr int register_allocation_unit = 256;  // registers, allocated per warp (cc 3.x to 12.x)
+inline constexpr int max_threads_per_block = 1024;   // cc 2.0 and later
+
+// CUDA C++ Programming Guide (12.x), "Technical Specifications per Compute Capability": maximum resident
+// blocks and warps per SM, 32-bit registers per SM, registers per thread, shared memory per SM; the
+// reserved 1 KB per block is cudaDevAttrReservedSharedMemoryPerBlock (cc 8.0 and later). Throws
+// invalid_argument for a compute capability not in the table.
+inline sm_limits limits_for(cuda_compute_capability cc) {
+    struct row {
+        int major, minor, blocks, warps, registers, shared_kib;
+    };
+    static constexpr std::array<row, 18> table{{
+        {3, 5, 16, 64, 65536, 48},  {3, 7, 16, 64, 131072, 112}, {5, 0, 32, 64, 65536, 64},
+        {5, 2, 32, 64, 65536, 96},  {5, 3, 32, 64, 65536, 64},   {6, 0, 32, 64, 65536, 64},
+        {6, 1, 32, 64, 65536, 96},  {6, 2, 32, 64, 65536, 64},   {7, 0, 32, 64, 65536, 96},
+        {7, 2, 32, 64, 65536, 96},  {7, 5, 16, 32, 65536, 64},   {8, 0, 32, 64, 65536, 164},
+        {8, 6, 16, 48, 65536, 100}, {8, 7, 16, 48, 65536, 164},  {8, 9, 24, 48, 65536, 100},
+        {9, 0, 32, 64, 65536, 228}, {10, 0, 32, 64, 65536, 228}, {12, 0, 32, 48, 65536, 100},
+    }};
+    for (const row& r : table)
+        if (r.major == cc.major && r.minor == cc.minor)
+            return {.max_blocks_per_sm = r.blocks,
+                    .max_warps_per_sm = r.warps,
+                    .registers_per_sm = r.registers,
+                    .max_registers_per_thread = 255,
+                    .shared_memory_per_sm = bytes_of(r.shared_kib * 1024.0),
+                    .reserved_shared_memory_per_block = bytes_of(cc.major >= 8 ? 1024.0 : 0.0)};
+    std::string known;
+    for (const row& r : table) {
+        if (!known.empty()) known += ", ";
+        known += std::to_string(r.major) + "." + std::to_string(r.minor);
+    }
+    throw invalid_argument("compute capability " + std::to_string(cc.major) + "." + std::to_string(cc.minor) +
+                           " has no occupancy limits in steptime's table (known: " + known + ")");
+}
+
+// How a kernel was launched (CUPTI's activity record, as PyTorch's profiler exports it).
+struct launch_geometry {
+    std::array<std::int64_t, 3> grid{1, 1, 1};   // blocks per dimension
+    std::array<std::int64_t, 3> block{1, 1, 1};  // threads per dimension
+    int registers_per_thread = 0;                // 0: unknown, no register limit
+    bytes shared_memory{};                       // static + dynamic, per block
+
+    std::int64_t blocks() const { return grid[0] * grid[1] * grid[2]; }
+    std::int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }
+};
+
+// Throws invalid_argument naming `what` (the kernel) when a dimension is outside CUDA's launch limits
+// (CUDA C++ Programming Guide, "Technical Specifications": grid x < 2^31, y and z < 2^16; block x and
+// y <= 1024, z <= 64, 1024 threads in all) or registers or shared memory are negative or absurd.
+inline void validate(const launch_geometry& g, const std::string& what) {
+    constexpr std::array<std::int64_t, 3> grid_max{2147483647, 65535, 65535}, block_max{1024, 1024, 64};
+    constexpr std::array<const char*, 3> axis{"x", "y", "z"};
+    const auto in = [&](const char* field, std::int64_t v, std::int64_t hi) {
+        if (v < 1 || v > hi)
+            throw invalid_argument(what + ": " + field + " is " + std::to_string(v) + ", expected 1 to " +
+                                   std::to_string(hi));
+    };
+    for (std::size_t i = 0; i < 3; ++i) {
+        in((std::string("grid_") + axis[i]).c_str(), g.grid[i], grid_max[i]);
+        in((std::string("block_") + axis[i]).c_str(), g.block[i], block_max[i]);
+    }
+    if (g.threads_per_block() > max_threads_per_block)
+        throw invalid_argument(what + ": a block of " + std::to_string(g.threads_per_block()) +
+                               " threads, above CUDA's " + std::to_string(max_threads_per_block));
+    if (g.registers_per_thread < 0 || g.registers_per_thread > 255)
+        throw invalid_argument(what + ": registers per thread is " + std::to_string(g.registers_per_thread) +
+                               ", expected 0 (unknown) to 255");
+    const double smem = to_double(g.shared_memory);
+    if (!(smem >= 0) || smem > 1e9)  // far above any SM's shared memory; also catches NaN and infinity
+        throw invalid_argument(what + ": shared memory is " + std::to_string(smem) +
+                               " bytes, expected a non-negative number of bytes per block");
+}
+
+enum class occupancy_limiter { blocks, warps, registers, shared_memory };
+
+inline std::string_view to_string(occupancy_limiter l) {
+    switch (l) {
+        case occupancy_limiter::blocks: return "blocks";
+        case occupancy_limiter::warps: return "warps";
+        case occupancy_limiter::registers: return "registers";
+        case occupancy_limiter::shared_memory: return "shared memory";
+    }
+    return "?";
+}
+
+struct occupancy {
+    int blocks_per_sm = 0;
+    occupancy_limiter limiter = occupancy_limiter::blocks;  // the smallest limit (the first of equal ones)
+};
+
+// Resident blocks per SM, the least of four limits (habitat-and-empirical-models.md 6.2 step 1; NVIDIA's
+// cuda_occupancy.h without its per-partition and carve-out refinements). Throws invalid_argument, naming
+// `what`, when one block does not fit on an SM.
+inline occupancy occupancy_of(const launch_geometry& g, const sm_limits& sm, const std::string& what = "kernel") {
+    validate(g, what);
+    const std::int64_t warps = (g.threads_per_block() + warp_size - 1) / warp_size;  // ceil(threads / warp)
+    occupancy o{.blocks_per_sm = sm.max_blocks_per_sm, .limiter = occupancy_limiter::blocks};
+    const auto limit = [&](std::int64_t blocks, occupancy_limiter why) {
+        if (blocks < o.blocks_per_sm) o = {static_cast<int>(blocks), why};
+    };
+    limit(sm.max_warps_per_sm / warps, occupancy_limiter::warps);  // floor(max warps / warps per block)
+    if (g.registers_per_thread > sm.max_registers_per_thread)
+        throw invalid_argument(what + ": " + std::to_string(g.registers_per_thread) + " registers per thread, above the " +
+                               std::to_string(sm.max_registers_per_thread) + " a thread may use");
+    if (g.registers_per_thread > 0) {
+        // floor(regs/SM / (warps/block x roundup(regs/thread x warp, 256)))
+        const std::int64_t per_warp = (std::int64_t{g.registers_per_thread} * warp_size + register_allocation_unit - 1) /
+                                      register_allocation_unit * register_allocation_unit;
+        limit(sm.registers_per_sm / (warps * per_warp), occupancy_limiter::registers);
+    }
+    if (to_double(g.shared_memory) > 0)  // floor(smem/SM / (smem per block + reserved))
+        limit(static_cast<std::int64_t>(std::floor(
+                  to_double(sm.shared_memory_per_sm) /
+                  (std::ceil(to_double(g.shared_memory)) + to_double(sm.reserved_shared_memory_per_block)))),
+              occupancy_limiter::shared_memory);
+    if (o.blocks_per_sm == 0)
+        throw invalid_argument(what + ": one block of " + std::to_string(g.threads_per_block()) + " threads, " +
+                               std::to_string(g.registers_per_thread) + " registers per thread and " +
+                               std::to_string(static_cast<std::int64_t>(to_double(g.shared_memory))) +
+                               " bytes of shared memory does not fit on an SM (limited by " +
+                               std::string(to_string(o.limiter)) + ")");
+    return o;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Measured kernels and operations
+// ---------------------------------------------------------------------------------------------------------
+
+// What a kernel is bound by when its FLOPs and bytes are unknown (section 6.2 step 2's class defaults).
+enum class kernel_class {
+    unknown,  // gamma 1, as Habitat does for kernels without counter metrics (its "resimplified" branch)
+    memory,   // elementwise, reduction, normalization, copy, index: gamma 1
+    compute,  // GEMM, convolution: gamma 0, the limit of R/(2x) for x far right of the ridge
+};
+
+inline std::string_view to_string(kernel_class k) {
+    switch (k) {
+        case kernel_class::unknown: return "unknown";
+        case kernel_class::memory: return "memory";
+        case kernel_class::compute: return "compute";
+    }
+    return "?";
+}
+
+inline std::optional<kernel_class> parse_kernel_class(std::string_view s) {
+    if (s == "unknown") return kernel_class::unknown;
+    if (s == "memory") return kernel_class::memory;
+    if (s == "compute") return kernel_class::compute;
+    return std::nullopt;
+}
+
+// One kernel measured on the origin GPU.
+struct measured_kernel {
+    std::string name{};
+    seconds duration{};
+    std::optional<launch_geometry> launch{};     // without it: the large-grid limit (see scale_kernel)
+    std::optional<flops> work{};                 // F and Q give gamma from the roofline (both or neither)
+    std::optional<bytes> traffic{};              // DRAM bytes read and written
+    kernel_class kind = kernel_class::unknown;   // gamma when F and Q are unknown
+    element_type precision = element_type::fp32;  // picks the compute pipe (device::peak_for)
+    std::optional<int> destination_registers{};  // registers per thread on the destination, if they differ
+};
+
+// One operation (e.g. aten::conv2d): its kernels and, optionally, its measured GPU wall time.
+struct measured_op {
+    std::string name{};
+    std::optional<seconds> wall_time{};  // overhead = wall time - sum of kernel times, carried unscaled
+    std::vector<measured_kernel> kernels{};
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Scaling
+// ---------------------------------------------------------------------------------------------------------
+
+enum class scaling_mode {
+    wave,          // section 6.2: occupancy-aware waves with the tail effect, per-SM pipe throughput, launch floor
+    habitat_code,  // Habitat's released code: SM-count ratio, base clocks, no tail effect (section 2.3)
+    habitat_eq2,   // Habitat's paper Eq. (2): wave-size ratio, base clocks, no tail effect, no small-kernel case (2.2)
+    resimplified,  // Habitat's code without metrics: gamma 1, small kernels unchanged (section 2.3)
+};
+
+inline std::string_view to_string(scaling_mode m) {
+    switch (m) {
+        case scaling_mode::wave: return "wave";
+        case scaling_mode::habitat_code: return "habitat-code";
+        case scaling_mode::habitat_eq2: return "habitat-eq2";
+        case scaling_mode::resimplified: return "resimplified";
+    }
+    return "?";
+}
+
+inline std::optional<scaling_mode> parse_scaling_mode(std::string_view s) {
+    for (const auto m : {scaling_mode::wave, scaling_mode::habitat_code, scaling_mode::habitat_eq2, scaling_mode::resimplified})
+        if (to_string(m) == s) return m;
+    return std::nullopt;
+}
+
+struct scaling_options {
+    scaling_mode mode = scaling_mode::wave;
+    // Mode wave: a kernel under one wave on both GPUs is predicted no shorter than this (or than its
+    // measured time, if shorter). Our assumption: section 6.2 step 4 asks for "a few us"; the shortest
+    // kernels in PyTorch profiles take 1-3 us.
+    seconds launch_floor = microseconds_of(2);
+};
+
+// gamma from the roofline (Habitat roofline.py::_roofline_gamma; habitat-and-empirical-models.md 2.4 and
+// 6.2 step 2): x = F/Q against the destination's ridge R = peak/bandwidth.
+inline ratio roofline_gamma(flops work, bytes traffic, const device& destination,
+                            element_type precision = element_type::fp32) {
+    const double f = to_double(work), q = to_double(traffic);
+    if (!(f >= 0) || !(q >= 0) || !std::isfinite(f) || !std::isfinite(q))
+        throw invalid_argument("roofline gamma: FLOPs " + std::to_string(f) + " and bytes " + std::to_string(q) +
+                               ", expected finite non-negative numbers");
+    if (f == 0) return ratio_of(1.0);  // no arithmetic: memory-bound (Habitat: < 1e-9 GFLOP gives 1)
+    if (q == 0) return ratio_of(0.0);  // no DRAM traffic: compute-bound (Habitat: 0 bytes gives 0)
+    const double x = f / q;
+    const double ridge = to_double(destination.peak_for(precision)) / to_double(destination.memory_bandwidth);
+    return ratio_of(x <= ridge ? 1 - x / (2 * ridge) : ridge / (2 * x));  // 1 - x/2R up to R, then R/2x
+}
+
+// The kernel's gamma on `destination`: from F and Q when known, else its class's default (section 6.2 step 2).
+inline ratio gamma_of(const measured_kernel& k, const device& destination) {
+    if (k.work && k.traffic) return roofline_gamma(*k.work, *k.traffic, destination, k.precision);
+    return ratio_of(k.kind == kernel_class::compute ? 0.0 : 1.0);
+}
+
+struct scaled_kernel {
+    std::string name{};
+    seconds measured{};
+    seconds predicted{};
+    ratio gamma{};
+    bool small = false;                             // under one wave on both GPUs (section 6.2 step 4)
+    std::optional<std::int64_t> waves_origin{};     // n = ceil(B / W), when the geometry is known
+    std::optional<std::int64_t> waves_destination{};
+};
+
+namespace detail {
+
+inline int require_sms(const device& d, const std::string& what) {
+    if (!d.sm_count)
+        throw invalid_device("device '" + d.name + "': field 'sm_count' is missing; " + what + " needs it");
+    return *d.sm_count;
+}
+
+inline sm_limits require_limits(const device& d, const std::string& what) {
+    if (!d.compute_capability)
+        throw invalid_device("device '" + d.name + "': field 'compute_capability' is missing; " + what +
+                             " needs it for the occupancy of the launch geometry");
+    return limits_for(*d.compute_capability);
+}
+
+inline double ceil_div(std::int64_t a, std::int64_t b) { return static_cast<double>((a + b - 1) / b); }
+
+}  // namespace detail
+
+// One kernel's time on `destination` (habitat-and-empirical-models.md 6.2 steps 1-4 and 6). Throws
+// invalid_argument naming the kernel for a bad measurement or geometry, invalid_device for a device that
+// lacks what the mode needs (sm_count; compute_capability when the geometry is known).
+inline scaled_kernel scale_kernel(const measured_kernel& k, const device& origin, const device& destination,
+                                  const scaling_options& options = {}) {
+    const std::string what = "kernel '" + k.name + "'";
+    const double t = to_double(k.duration);
+    if (!(t > 0) || !std::isfinite(t))
+        throw invalid_argument(what + ": duration is " + std::to_string(t) + " s, expected a finite positive time");
+    if (k.work.has_value() != k.traffic.has_value())
+        throw invalid_argument(what + ": give both FLOPs and bytes, or neither");
+    steptime::validate(origin);
+    steptime::validate(destination);
+    const scaling_mode mode = options.mode;
+    scaled_kernel out{.name = k.name, .measured = k.duration};
+    const double g = mode == scaling_mode::resimplified ? 1.0 : to_double(gamma_of(k, destination));
+    out.gamma = ratio_of(g);
+    const double bandwidth = to_double(origin.memory_bandwidth) / to_double(destination.memory_bandwidth);  // D_o/D_d
+    const double clocks = to_double(origin.clock) / to_double(destination.clock);                           // C_o/C_d
+    const double peak_o = to_double(origin.peak_for(k.precision)), peak_d = to_double(destination.peak_for(k.precision));
+    const auto result = [&](double predicted) {
+        if (!std::isfinite(predicted))
+            throw invalid_argument(what + ": predicted time is not finite (" + std::to_string(t) + " s measured)");
+        out.predicted = seconds_of(predicted);
+        return out;
+    };
+
+    if (!k.launch) {
+        // Without geometry no kernel is known to be small, and occupancy is taken equal on both GPUs
+        // (W_o/W_d = SM_o/SM_d, n_d/n_o = W_o/W_d in the large-grid limit).
+        switch (mode) {
+            case scaling_mode::wave:  // Eq. (1) generalised (6.2 step 3) with those two substitutions
+                return result(t * std::pow(bandwidth, g) * std::pow(peak_o / peak_d, 1 - g));
+            case scaling_mode::resimplified: return result(t * bandwidth);  // Habitat resimplified.py
+            case scaling_mode::habitat_code:
+            case scaling_mode::habitat_eq2: {  // Habitat code (2.3) = Eq. (2) at equal occupancy
+                const double sms = double(detail::require_sms(origin, what)) / detail::require_sms(destination, what);
+                return result(t * std::pow(bandwidth, g) * std::pow(clocks * sms, 1 - g));
+            }
+        }
+    }
+
+    const int sm_o = detail::require_sms(origin, what), sm_d = detail::require_sms(destination, what);
+    const launch_geometry& geo = *k.launch;
+    launch_geometry geo_d = geo;
+    if (k.destination_registers) geo_d.registers_per_thread = *k.destination_registers;
+    const occupancy occ_o = occupancy_of(geo, detail::require_limits(origin, what), what + " on '" + origin.name + "'");
+    const occupancy occ_d =
+        occupancy_of(geo_d, detail::require_limits(destination, what), what + " on '" + destination.name + "'");
+    const std::int64_t blocks = geo.blocks();
+    const std::int64_t wave_o = std::int64_t{occ_o.blocks_per_sm} * sm_o;  // W = occ x SM (6.2 step 1)
+    const std::int64_t wave_d = std::int64_t{occ_d.blocks_per_sm} * sm_d;
+    const double n_o = detail::ceil_div(blocks, wave_o), n_d = detail::ceil_div(blocks, wave_d);  // ceil(B/W)
+    out.waves_origin = static_cast<std::int64_t>(n_o);
+    out.waves_destination = static_cast<std::int64_t>(n_d);
+    out.small = blocks < wave_o && blocks < wave_d;
+    // Per-SM compute: the pipe's peak per SM (6.2 step 3), or the base clock in Habitat's modes (2.2).
+    const double per_sm = mode == scaling_mode::wave ? (peak_o / sm_o) / (peak_d / sm_d) : clocks;
+
+    if (out.small && mode != scaling_mode::habitat_eq2) {
+        if (mode == scaling_mode::resimplified) return result(t);  // Habitat resimplified.py: unchanged
+        // Habitat roofline.py small-kernel case (2.3; 6.2 step 4): [c_o/c_d x ceil(B/SM_d)/ceil(B/SM_o)]^(1-g)
+        const double scaled =
+            t * std::pow(per_sm * detail::ceil_div(blocks, sm_d) / detail::ceil_div(blocks, sm_o), 1 - g);
+        if (mode == scaling_mode::habitat_code) return result(scaled);
+        return result(std::max(scaled, std::min(t, to_double(options.launch_floor))));  // our launch floor
+    }
+    switch (mode) {
+        case scaling_mode::wave:  // 6.2 step 3: t (n_d/n_o) (D_o/D_d x W_d/W_o)^g (per-SM compute_o/_d)^(1-g)
+            return result(t * (n_d / n_o) * std::pow(bandwidth * double(wave_d) / double(wave_o), g) *
+                          std::pow(per_sm, 1 - g));
+        case scaling_mode::habitat_code:  // Habitat roofline.py (2.3): (D_o/D_d)^g (C_o/C_d)^(1-g) (SM_o/SM_d)^(1-g)
+            return result(t * std::pow(bandwidth, g) * std::pow(clocks * double(sm_o) / sm_d, 1 - g));
+        case scaling_mode::habitat_eq2:  // Habitat Eq. (2) (2.2): (D_o/D_d)^g (W_o/W_d)^(1-g) (C_o/C_d)^(1-g)
+            return result(t * std::pow(bandwidth, g) * std::pow(clocks * double(wave_o) / double(wave_d), 1 - g));
+        case scaling_mode::resimplified: return result(t * bandwidth);  // Habitat resimplified.py: D_o/D_d
+    }
+    return out;
+}
+
+struct scaled_op {
+    std::string name{};
+    seconds measured{};   // the wall time, or the sum of the kernels' times
+    seconds overhead{};   // measured minus the kernels' sum, carried unscaled
+    seconds predicted{};  // overhead + the kernels' predicted times
+    std::vector<scaled_kernel> kernels{};
+};
+
+// Section 6.2 step 5 (Habitat predictor.py::_wave_scale): overhead_o + sum of the scaled kernels, the
+// overhead max(0, wall time - sum of kernel times).
+inline scaled_op scale_op(const measured_op& op, const device& origin, const device& destination,
+                          const scaling_options& options = {}) {
+    if (op.kernels.empty()) throw invalid_argument("operation '" + op.name + "': no kernels");
+    scaled_op out{.name = op.name};
+    seconds sum{};
+    for (const measured_kernel& k : op.kernels) {
+        out.kernels.push_back(scale_kernel(k, origin, destination, options));
+        sum += k.duration;
+        out.predicted += out.kernels.back().predicted;
+    }
+    out.measured = sum;
+    if (op.wall_time) {
+        const double wall = to_double(*op.wall_time);
+        if (!(wall > 0) || !std::isfinite(wall))
+            throw invalid_argument("operation '" + op.name + "': wall time is " + std::to_string(wall) +
+                                   " s, expected a finite positive time");
+        out.measured = *op.wall_time;
+        if (*op.wall_time > sum) out.overhead = *op.wall_time - sum;
+    }
+    out.predicted += out.overhead;
+    return out;
+}
+
+struct scaled_run {
+    std::vector<scaled_op> ops{};
+    seconds measured{};   // sum over operations (no overlap: Habitat analysis/trace.py)
+    seconds predicted{};
+};
+
+inline scaled_run scale_ops(const std::vector<measured_op>& ops, const device& origin, const device& destination,
+                            const scaling_options& options = {}) {
+    scaled_run out{};
+    for (const measured_op& op : ops) {
+        out.ops.push_back(scale_op(op, origin, destination, options));
+        out.measured += out.ops.back().measured;
+        out.predicted += out.ops.back().predicted;
+    }
+    return out;
+}
+
+// The anchored ratio (Habitat predictor.py, used with its MLPs; habitat-and-empirical-models.md 3 and 6.3):
+// T_dest = T_measured x M(dest) / M(origin) for any model M's two times, which cancels M's bias for the shape.
+inline seconds anchored_ratio(seconds measured, seconds model_origin, seconds model_destination) {
+    const auto check = [](const char* field, seconds t) {
+        if (!(t.value() > 0) || !std::isfinite(t.value()))
+            throw invalid_argument(std::string("anchored ratio: ") + field + " is " + std::to_string(t.value()) +
+                                   " s, expected a finite positive time");
+    };
+    check("measured", measured);
+    check("model_origin", model_origin);
+    check("model_destination", model_destination);
+    return measured * (model_destination / model_origin);
+}
+
+}  // namespace steptime::scale
 // ---- end steptime/scale/wave_scaling.hpp ----
 // ---- begin steptime/eta.hpp ----
-// steptime/eta.hpp: (being written)
+// steptime/eta.hpp: remaining time of a running job from its progress (AI Gauge's online estimate, Dube, Suk,
+// Wang, SBAC-PAD 2019; habitat-and-empirical-models.md 7.2): remaining iterations x a windowed moving average
+// of the time per iteration, with a prediction band, and re-targeted to other hardware by a model's ratio.
+//
+// The rules, in order:
+// 1. Intervals. Consecutive samples of one segment (a span with one clock: a log, or one epoch's progress
+//    bar) make an interval of n = di iterations and dt seconds; its time per iteration is x = dt / n. Of
+//    consecutive samples with the same time only the first counts: a clock of coarse resolution (tqdm's
+//    whole seconds) shows the time at which its display changed.
+// 2. Warm-up. The first `warmup` intervals of each segment are dropped (start-up: data-loader workers,
+//    cuDNN autotuning, graph compilation).
+// 3. Window. The last `window` intervals left, across segments, are the window.
+// 4. Outliers. With m the window's median x and MAD its median absolute deviation, an interval is an
+//    outlier when |x - m| > max(5 x 1.4826 MAD, 0.25 m): 1.4826 MAD estimates the standard deviation of
+//    normal noise (so 5 of them trims no ordinary interval), and the 25% floor keeps one-clock-tick jitter
+//    when the MAD is 0. Evaluation and checkpoint pauses are such outliers. Outliers are dropped.
+// 5. Mean. per_iteration = sum dt / sum n over the kept intervals (total time over total iterations).
+// 6. Band. remaining = N x per_iteration, N the iterations left. If iteration times are independent with
+//    variance s2 per iteration, the error of the remaining time, the future's own noise plus the mean's,
+//    has variance s2 N + N^2 s2 / W (W the window's kept iterations). With intervals of n_bar = W / K
+//    iterations, s2 = n_bar s^2 (s the standard deviation of the K kept x), so its standard deviation is
+//    s sqrt(N (N + W) / K). The band is remaining -/+ t sqrt(N (N + W) / K) s, t Student's 97.5% quantile
+//    for K - 1 degrees of freedom: a 95% prediction interval for a stationary job. It does not cover drift
+//    (a job that slows), pauses to come (see remaining_with_pauses), nor, after retargeting, the error of
+//    the model whose ratio scaled it.
+
+
+
+namespace steptime {
+
+// One progress report: the job had finished `iteration` iterations at `time` (on the clock of `segment`;
+// only differences within a segment count).
+struct progress_sample {
+    std::int64_t iteration = 0;
+    seconds time{};
+    int segment = 0;
+};
+
+struct eta_options {
+    std::size_t window = 50;  // intervals in the moving average
+    std::size_t warmup = 1;   // intervals dropped at the start of each segment
+};
+
+struct eta_estimate {
+    std::int64_t done = 0;             // iterations finished
+    std::int64_t total = 0;            // iterations in the job
+    seconds per_iteration{};           // rule 5
+    seconds per_iteration_spread{};    // s: standard deviation of the kept intervals' time per iteration
+    seconds remaining{};               // (total - done) x per_iteration
+    seconds remaining_low{};           // the 95% band of rule 6 (never below 0)
+    seconds remaining_high{};
+    seconds remaining_with_pauses{};   // (total - done) x the window's mean with its outliers kept
+    std::size_t intervals = 0;         // intervals in the window
+    std::size_t outliers = 0;          // of which dropped by rule 4
+    std::int64_t window_iterations = 0;  // iterations of the kept intervals
+    std::size_t warmup_dropped = 0;    // intervals dropped by rule 2
+};
+
+namespace detail {
+
+// Student's t 97.5% quantile (two-sided 95%) for `df` degrees of freedom: the table of any statistics text
+// for df <= 30, then the Cornish-Fisher expansion z + (z^3 + z) / (4 df) (within 0.003 of the table at 30).
+inline double t_quantile_975(std::size_t df) {
+    static constexpr double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                       2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                       2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    if (df == 0) throw invalid_argument("t quantile: no degrees of freedom");
+    if (df <= 30) return table[df - 1];
+    constexpr double z = 1.959964;
+    return z + (z * z * z + z) / (4.0 * static_cast<double>(df));
+}
+
+// The median of `v` (sorted in place).
+inline double median(std::vector<double>& v) {
+    std::ranges::sort(v);
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+struct eta_interval {
+    double iterations = 0;
+    double dt = 0;
+    double per_iteration() const { return dt / iterations; }
+};
+
+}  // namespace detail
+
+// The estimate for a job of `total` iterations that has finished `done` (at least the last sample's iteration:
+// a log may show progress past its last timed line). Throws invalid_argument on samples out of order, on
+// non-finite times, and when fewer than 2 intervals are left after warm-up.
+inline eta_estimate estimate_eta(std::span<const progress_sample> samples, std::int64_t done, std::int64_t total,
+                                 const eta_options& opt = {}) {
+    if (opt.window < 2) throw invalid_argument("window of " + std::to_string(opt.window) + " intervals, expected at least 2");
+    if (samples.empty()) throw invalid_argument("no progress samples");
+    if (total < 1) throw invalid_argument("total of " + std::to_string(total) + " iterations, expected at least 1");
+    if (done < samples.back().iteration)
+        throw invalid_argument("finished iterations " + std::to_string(done) + " are behind the last sample's " +
+                               std::to_string(samples.back().iteration));
+    if (done > total)
+        throw invalid_argument("the job is at iteration " + std::to_string(done) + ", past its total of " +
+                               std::to_string(total) + " iterations");
+
+    // Rules 1 and 2.
+    std::vector<detail::eta_interval> all;
+    eta_estimate e;
+    std::size_t in_segment = 0;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        const progress_sample& s = samples[i];
+        if (!std::isfinite(s.time.value()))
+            throw invalid_argument("progress sample " + std::to_string(i) + " has a non-finite time");
+        if (i == 0 || s.segment != samples[i - 1].segment) {
+            in_segment = 0;
+            continue;
+        }
+        const progress_sample* prev = &samples[i - 1];
+        if (s.iteration <= prev->iteration || s.time < prev->time)
+            throw invalid_argument("progress sample " + std::to_string(i) + " (iteration " + std::to_string(s.iteration) +
+                                   ") is not after the one before it (iteration " + std::to_string(prev->iteration) +
+                                   "): iterations must increase and times must not decrease within a segment");
+        if (s.time == prev->time) continue;
+        // Back to the first sample of the run of equal times before this one.
+        std::size_t first = i - 1;
+        while (first > 0 && samples[first - 1].segment == s.segment && samples[first - 1].time == prev->time) --first;
+        prev = &samples[first];
+        if (in_segment++ < opt.warmup) {
+            ++e.warmup_dropped;
+            continue;
+        }
+        all.push_back({static_cast<double>(s.iteration - prev->iteration), (s.time - prev->time).value()});
+    }
+    if (all.size() < 2)
+        throw invalid_argument("progress of " + std::to_string(samples.size()) + " samples gives " +
+                               std::to_string(all.size()) + " interval(s) after dropping " +
+                               std::to_string(e.warmup_dropped) +
+                               " of warm-up, expected at least 2 (wait for more progress, or drop less warm-up)");
+
+    // Rules 3 and 4.
+    const std::span<const detail::eta_interval> window =
+        std::span(all).subspan(all.size() - std::min(all.size(), opt.window));
+    std::vector<double> x;
+    for (const auto& w : window) x.push_back(w.per_iteration());
+    const double m = detail::median(x);
+    for (double& v : x) v = std::abs(v - m);
+    const double mad = detail::median(x);
+    const double limit = std::max(5 * 1.4826 * mad, 0.25 * m);
+    std::vector<detail::eta_interval> kept;
+    double window_dt = 0, window_n = 0;
+    for (const auto& w : window) {
+        window_dt += w.dt, window_n += w.iterations;
+        if (std::abs(w.per_iteration() - m) <= limit) kept.push_back(w);
+    }
+    e.intervals = window.size();
+    e.outliers = window.size() - kept.size();
+
+    // Rule 5.
+    double dt = 0, n = 0;
+    for (const auto& k : kept) dt += k.dt, n += k.iterations;
+    const double mean = dt / n;  // > 0: equal times make no interval (rule 1)
+
+    // Rule 6. k >= 2: the intervals within one MAD of the median, at least half of the window's >= 2, are kept.
+    const std::size_t k = kept.size();
+    double ss = 0;
+    for (const auto& i : kept) ss += (i.per_iteration() - mean) * (i.per_iteration() - mean);
+    const double s = std::sqrt(ss / static_cast<double>(k - 1));
+    const double left = static_cast<double>(total - done);
+    const double half = detail::t_quantile_975(k - 1) * s * std::sqrt(left * (left + n) / static_cast<double>(k));
+
+    e.done = done;
+    e.total = total;
+    e.per_iteration = seconds_of(mean);
+    e.per_iteration_spread = seconds_of(s);
+    e.remaining = seconds_of(left * mean);
+    e.remaining_low = seconds_of(std::max(0.0, left * mean - half));
+    e.remaining_high = seconds_of(left * mean + half);
+    e.remaining_with_pauses = seconds_of(left * window_dt / window_n);
+    e.window_iterations = static_cast<std::int64_t>(n);
+    return e;
+}
+
+// The estimate on other hardware: every time scaled by `r` = the model's step time there / here. The band
+// stays the measured one, scaled; the model's own error is not in it.
+inline eta_estimate retarget(eta_estimate e, ratio r) {
+    if (!(std::isfinite(r.value()) && r.value() > 0))
+        throw invalid_argument("retargeting ratio is " + std::to_string(r.value()) + ", expected a finite positive number");
+    for (seconds* t : {&e.per_iteration, &e.per_iteration_spread, &e.remaining, &e.remaining_low, &e.remaining_high,
+                       &e.remaining_with_pauses})
+        *t = *t * r;
+    return e;
+}
+
+}  // namespace steptime
 // ---- end steptime/eta.hpp ----
 // ---- begin steptime/pareto.hpp ----
-// steptime/pareto.hpp: (being written)
+// steptime/pareto.hpp: time/cost trade-offs of training configurations and their Pareto-optimal set
+// (AI Gauge, Dube et al. 2019: cost = runtime x hourly price, recommend the Pareto-optimal configurations).
+
+#include <numeric>
+#include <ranges>
+
+
+namespace steptime {
+
+// Both coordinates minimised: a dominates b when it is no slower and no dearer, and faster or cheaper.
+template <class Time, class Cost>
+constexpr bool dominates(const Time& a_time, const Cost& a_cost, const Time& b_time, const Cost& b_cost) {
+    return a_time <= b_time && a_cost <= b_cost && (a_time < b_time || a_cost < b_cost);
+}
+
+// The Pareto-optimal points of `points` under `time` and `cost` (projections, as in std::ranges): the
+// indices of the points that no other point dominates, fastest first. Sorted by (time, cost), a point is
+// kept when it is cheaper than every faster one. Ties: of points with the same time only the cheapest
+// stay, of points with the same cost only the fastest; points equal in both coordinates are all kept (none
+// dominates another), in index order. A NaN coordinate throws invalid_argument. O(n log n).
+template <std::ranges::random_access_range R, class TimeProj, class CostProj>
+std::vector<std::size_t> pareto_front(const R& points, TimeProj time, CostProj cost) {
+    const auto n = static_cast<std::size_t>(std::ranges::size(points));
+    const auto t = [&](std::size_t i) { return std::invoke(time, std::ranges::begin(points)[i]); };
+    const auto c = [&](std::size_t i) { return std::invoke(cost, std::ranges::begin(points)[i]); };
+    for (std::size_t i = 0; i < n; ++i)
+        if (!(t(i) == t(i)) || !(c(i) == c(i)))  // only NaN differs from itself
+            throw invalid_argument("pareto_front: point " + std::to_string(i) + " has a NaN time or cost");
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) {
+        return t(a) < t(b) || (t(a) == t(b) && c(a) < c(b));
+    });
+    std::vector<std::size_t> front;
+    for (const std::size_t i : order) {
+        // front.back() is the cheapest point seen so far: every earlier point costs at least as much.
+        if (front.empty() || c(i) < c(front.back()) || (c(i) == c(front.back()) && t(i) == t(front.back())))
+            front.push_back(i);
+    }
+    return front;
+}
+
+// One configuration's training run: how long, how many GPU-hours, how many dollars.
+struct training_option {
+    std::string model{};
+    std::string device{};
+    int workers = 1;
+    std::int64_t batch = 0;  // global: all workers together
+    seconds step{};          // one step
+    std::int64_t steps = 0;  // training_steps(run, batch)
+    seconds time{};          // time_to_train
+    double gpu_hours = 0;
+    double usd_per_gpu_hour = 0;
+    double cost_usd = 0;  // gpu_hours x usd_per_gpu_hour
+};
+
+// The run on the step's configuration, priced from `table` (throws invalid_argument, naming the device, when
+// it has no price for it).
+inline training_option training_option_of(const training_run& run, const step_estimate& step,
+                                          const price_table& table = prices::builtin()) {
+    const double usd = table.usd_per_gpu_hour(step.device);
+    training_option o;
+    o.model = step.model;
+    o.device = step.device;
+    o.workers = step.workers;
+    o.batch = step.batch;
+    o.step = step.total;
+    o.steps = training_steps(run, step.batch);
+    o.time = time_to_train(run, step);
+    o.gpu_hours = steptime::gpu_hours(run, step);
+    o.usd_per_gpu_hour = usd;
+    o.cost_usd = training_cost_usd(run, step, usd);
+    return o;
+}
+
+// The Pareto-optimal options (time to train and cost both minimised), fastest first.
+inline std::vector<std::size_t> pareto_front(const std::vector<training_option>& options) {
+    return pareto_front(options, &training_option::time, &training_option::cost_usd);
+}
+
+}  // namespace steptime
 // ---- end steptime/pareto.hpp ----

@@ -131,6 +131,50 @@ std::string speedup_script(const std::string& svg_file, const std::string& title
     return g.str();
 }
 
+std::string tradeoff_script(const std::string& svg_file, const std::string& title, const std::string& subtitle,
+                            const std::vector<scatter>& series,
+                            const std::vector<std::vector<std::pair<double, double>>>& fronts) {
+    bool positive = true;
+    for (const auto& s : series)
+        for (const auto& p : s.points) positive = positive && p.x > 0 && p.y > 0;
+    std::ostringstream g;
+    g.precision(17);
+    g << "set terminal svg size 800,600 dynamic enhanced font 'sans,12' background rgb 'white'\n"
+      << "set output " << gp_quote(svg_file) << "\n"
+      << "set encoding utf8\n"
+      << "set title " << gp_quote(title) << " . \"\\n\" . " << gp_quote(subtitle) << " noenhanced\n"
+      << "set xlabel 'time to train (hours)'\n"
+      << "set ylabel 'cost (USD)'\n"
+      << (positive ? "set logscale xy 10\n" : "")
+      << "set format x '%g'\n"
+      << "set format y '%g'\n"
+      << "set grid xtics ytics lc rgb '#d0d0d0' lw 1 dt 1\n"
+      << "set border 3 lw 1\n"
+      << "set tics nomirror\n"
+      << "set key below box samplen 3 spacing 1.2 maxrows 4\n"
+      << "set linetype cycle 8\n";
+    for (int i = 0; i < 8; ++i)
+        g << "set linetype " << i + 1 << " lc rgb '" << colours[i] << "' lw 2 pt " << point_types[i] << " ps 0.9\n";
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        g << "$s" << i << " << EOD\n";
+        for (const auto& p : series[i].points) g << p.x << " " << p.y << " " << p.label << "\n";
+        g << "EOD\n";
+    }
+    g << "$front << EOD\n";
+    for (const auto& front : fronts) {  // a blank line between fronts breaks the line
+        for (const auto& [x, y] : front) g << x << " " << y << "\n";
+        g << "\n";
+    }
+    g << "EOD\n";
+    g << "plot $front using 1:2 with linespoints lw 2 lc rgb '#808080' pt 6 ps 2 title 'Pareto-optimal'";
+    for (std::size_t i = 0; i < series.size(); ++i)
+        g << ", \\\n     $s" << i << " using 1:2 with points lt " << i + 1 << " title " << gp_quote(series[i].label)
+          << " noenhanced, \\\n     $s" << i << " using 1:2:3 with labels offset char 0.9,0.6 font ',9' tc lt " << i + 1
+          << " notitle noenhanced";
+    g << "\nunset output\n";
+    return g.str();
+}
+
 void run_gnuplot(const std::string& script, const std::string& svg_file) {
     const std::string gnuplot = find_on_path("gnuplot");
     if (gnuplot.empty()) require_gnuplot();

@@ -26,14 +26,14 @@ sweep_row make_row(const plan& p, const step_estimate& e, const std::string& net
     return r;
 }
 
-// The shortest text that reads back as the same double.
+}  // namespace
+
 std::string shortest(double v) {
     char buf[64];
     const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
     return ec == std::errc{} ? std::string(buf, end) : detail::exact(v);
 }
 
-// An aligned text table: the first `text_columns` columns flush left, the others flush right.
 void write_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& cells, std::size_t text_columns) {
     std::vector<std::size_t> width;
     for (const auto& row : cells) {
@@ -50,8 +50,6 @@ void write_aligned(std::ostream& out, const std::vector<std::vector<std::string>
         out << line << "\n";
     }
 }
-
-}  // namespace
 
 double speedup(scaling s, int workers, double t1, double tn) {
     return (s == scaling::weak ? workers : 1) * t1 / tn;

@@ -19,6 +19,12 @@ struct sweep_row {
     std::size_t series = 0;  // rows of one (device, network, comm, batch) share a series
 };
 
+// The shortest text that reads back as the same double.
+std::string shortest(double v);
+
+// An aligned text table: the first `text_columns` columns flush left, the others flush right.
+void write_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& cells, std::size_t text_columns);
+
 // Speedup over one worker: strong scaling t(1)/t(N), weak scaling N t(1)/t(N) (PALEO, 7.1).
 double speedup(scaling s, int workers, double t1, double tn);
 

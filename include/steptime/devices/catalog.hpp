@@ -32,6 +32,8 @@ inline const std::vector<device>& catalog() {
         constexpr auto gbps = [](double v) { return bytes_per_second_of(v * 1e9); };
         constexpr auto gib = [](double v) { return bytes_of(v * 1073741824.0); };
         constexpr auto mhz = [](double v) { return megahertz_of(v); };
+        // Compute capabilities: NVIDIA's "CUDA GPUs" list (developer.nvidia.com/cuda-gpus).
+        constexpr auto cc = [](int major, int minor) { return cuda_compute_capability{major, minor}; };
         // FP32 SIMT peak from the core count: 2 FLOP per fused multiply-add x cores x clock. Rounded in
         // TFLOP/s first, like every other rate here, so that it reads back exactly from a device file.
         constexpr auto fma_peak = [](int cores, double clock_mhz) {
@@ -73,17 +75,20 @@ inline const std::vector<device>& catalog() {
             {.name = "k20x", .description = "NVIDIA Tesla K20X (GK110, no GPU Boost)",
              .peak = {.fp32 = fma_peak(2688, 732)},  // 2 x 2688 cores x 732 MHz = 3.94
              .memory_bandwidth = gbps(250), .memory_capacity = gib(6), .sm_count = 14,
+             .compute_capability = cc(3, 5),
              .clock = mhz(732), .tdp_watts = 235, .intra_node_link = pcie2,
              .source = "NVIDIA Tesla K20X board specification BD-06397 (2012); Kepler GK110 whitepaper"},
             {.name = "k40", .description = "NVIDIA Tesla K40 (GK110B)",
              .peak = {.fp32 = fma_peak(2880, 875)},  // 2 x 2880 cores x 875 MHz = 5.04
              .memory_bandwidth = gbps(288), .memory_capacity = gib(12), .sm_count = 15,
+             .compute_capability = cc(3, 5),
              .clock = mhz(745), .boost_clock = mhz(875), .tdp_watts = 235, .intra_node_link = pcie3,
              .source = "NVIDIA Tesla K40 datasheet (2013): 4.29 TFLOPS at base, 5.04 with GPU Boost"},
             // One of the board's two GK210 dies: the datasheet's board figures halved.
             {.name = "k80", .description = "NVIDIA Tesla K80, one GK210 die (half the board)",
              .peak = {.fp32 = fma_peak(2496, 875)},  // 2 x 2496 cores x 875 MHz = 4.37
              .memory_bandwidth = gbps(480.0 / 2), .memory_capacity = gib(24.0 / 2), .sm_count = 13,
+             .compute_capability = cc(3, 7),
              .clock = mhz(560), .boost_clock = mhz(875), .tdp_watts = 300.0 / 2,
              .intra_node_link = pcie3,  // the two dies share the board's x16 through a PCIe switch
              .source = "NVIDIA Tesla K80 datasheet (2014): 8.74 TFLOPS, 480 GB/s, 24 GB, 300 W per board"},
@@ -92,22 +97,26 @@ inline const std::vector<device>& catalog() {
             {.name = "m40", .description = "NVIDIA Tesla M40 12 GB (GM200)",
              .peak = {.fp32 = fma_peak(3072, 1114)},  // 2 x 3072 cores x 1114 MHz = 6.84
              .memory_bandwidth = gbps(288), .memory_capacity = gib(12), .sm_count = 24,
+             .compute_capability = cc(5, 2),
              .clock = mhz(948), .boost_clock = mhz(1114), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA Tesla M40 datasheet (2015); Volta whitepaper Table 1 (M40 column); "
                        "base clock from TechPowerUp"},
             {.name = "titan-x-maxwell", .description = "NVIDIA GeForce GTX Titan X (Maxwell, GM200)",
              .peak = {.fp32 = fma_peak(3072, 1075)},  // 2 x 3072 cores x 1075 MHz = 6.60
              .memory_bandwidth = gbps(336.5), .memory_capacity = gib(12), .sm_count = 24,
+             .compute_capability = cc(5, 2),
              .clock = mhz(1000), .boost_clock = mhz(1075), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA GeForce GTX Titan X specifications (2015)"},
             {.name = "titan-x-pascal", .description = "NVIDIA Titan X (Pascal, GP102)",
              .peak = {.fp32 = fma_peak(3584, 1531)},  // 2 x 3584 cores x 1531 MHz = 10.97
              .memory_bandwidth = gbps(480), .memory_capacity = gib(12), .sm_count = 28,
+             .compute_capability = cc(6, 1),
              .clock = mhz(1417), .boost_clock = mhz(1531), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA Titan X (Pascal) specifications (2016)"},
             {.name = "gtx-1080-ti", .description = "NVIDIA GeForce GTX 1080 Ti (GP102)",
              .peak = {.fp32 = fma_peak(3584, 1582)},  // 2 x 3584 cores x 1582 MHz = 11.34
              .memory_bandwidth = gbps(484), .memory_capacity = gib(11), .sm_count = 28,
+             .compute_capability = cc(6, 1),
              .clock = mhz(1480), .boost_clock = mhz(1582), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA GeForce GTX 1080 Ti specifications (2017)"},
 
@@ -115,11 +124,13 @@ inline const std::vector<device>& catalog() {
             {.name = "p100-pcie-16gb", .description = "NVIDIA Tesla P100 PCIe 16 GB",
              .peak = {.fp32 = tflops(9.3), .fp16 = tflops(18.7)},
              .memory_bandwidth = gbps(732), .memory_capacity = gib(16), .sm_count = 56,
+             .compute_capability = cc(6, 0),
              .clock = mhz(1126), .boost_clock = mhz(1303), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA Tesla P100 PCIe datasheet (2016); Pascal GP100 whitepaper"},
             {.name = "p100-sxm2-16gb", .description = "NVIDIA Tesla P100 SXM2 16 GB (NVLink)",
              .peak = {.fp32 = tflops(10.6), .fp16 = tflops(21.2)},
              .memory_bandwidth = gbps(732), .memory_capacity = gib(16), .sm_count = 56,
+             .compute_capability = cc(6, 0),
              .clock = mhz(1328), .boost_clock = mhz(1480), .tdp_watts = 300,
              .intra_node_link = nvlink(4, 20),  // 4 NVLink 1 links, 160 GB/s both directions
              .source = "NVIDIA Tesla P100 SXM2 datasheet (2016); Pascal GP100 whitepaper Table 1"},
@@ -129,23 +140,27 @@ inline const std::vector<device>& catalog() {
             {.name = "v100-pcie-16gb", .description = "NVIDIA Tesla V100 PCIe 16 GB",
              .peak = {.fp32 = tflops(14), .fp16 = tflops(28), .fp16_tensor = tflops(112)},
              .memory_bandwidth = gbps(900), .memory_capacity = gib(16), .sm_count = 80,
+             .compute_capability = cc(7, 0),
              .clock = mhz(1245), .boost_clock = mhz(1380), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA Tesla V100 datasheet (2017); V100 PCIe product brief PB-08744"},
             {.name = "v100-sxm2-16gb", .description = "NVIDIA Tesla V100 SXM2 16 GB (NVLink)",
              .peak = {.fp32 = tflops(15.7), .fp16 = tflops(31.4), .fp16_tensor = tflops(125)},
              .memory_bandwidth = gbps(900), .memory_capacity = gib(16), .sm_count = 80,
+             .compute_capability = cc(7, 0),
              .clock = mhz(1312), .boost_clock = mhz(1530), .tdp_watts = 300,
              .intra_node_link = nvlink(6, 25),  // 6 NVLink 2 links, 300 GB/s both directions
              .source = "NVIDIA Tesla V100 datasheet (2017); Volta whitepaper Table 1"},
             {.name = "v100-sxm2-32gb", .description = "NVIDIA Tesla V100 SXM2 32 GB (NVLink)",
              .peak = {.fp32 = tflops(15.7), .fp16 = tflops(31.4), .fp16_tensor = tflops(125)},
              .memory_bandwidth = gbps(900), .memory_capacity = gib(32), .sm_count = 80,
+             .compute_capability = cc(7, 0),
              .clock = mhz(1312), .boost_clock = mhz(1530), .tdp_watts = 300, .intra_node_link = nvlink(6, 25),
              .source = "NVIDIA Tesla V100 datasheet (2018, 32 GB); Volta whitepaper Table 1"},
             // DGX-2's V100: 2 PFLOPS tensor / 16 GPUs = 125 TFLOPS each, i.e. the SXM2 clocks at 350 W.
             {.name = "v100-sxm3-32gb", .description = "NVIDIA Tesla V100 SXM3 32 GB (DGX-2, NVSwitch)",
              .peak = {.fp32 = tflops(15.7), .fp16 = tflops(31.4), .fp16_tensor = tflops(125)},
              .memory_bandwidth = gbps(900), .memory_capacity = gib(32), .sm_count = 80,
+             .compute_capability = cc(7, 0),
              .clock = mhz(1290), .boost_clock = mhz(1530), .tdp_watts = 350, .intra_node_link = nvlink(6, 25),
              .source = "NVIDIA DGX-2 datasheet (2018); Volta whitepaper Table 1; base clock from TechPowerUp"},
 
@@ -153,6 +168,7 @@ inline const std::vector<device>& catalog() {
             {.name = "t4", .description = "NVIDIA T4 (TU104, 70 W)",
              .peak = {.fp32 = tflops(8.1), .fp16 = tflops(2 * 8.1), .fp16_tensor = tflops(65)},
              .memory_bandwidth = gbps(320), .memory_capacity = gib(16), .sm_count = 40,
+             .compute_capability = cc(7, 5),
              .clock = mhz(585), .boost_clock = mhz(1590), .tdp_watts = 70, .intra_node_link = pcie3,
              .source = "NVIDIA T4 datasheet (2018); Turing whitepaper (T4 clocks; FP16 SIMT = 2 x FP32)"},
 
@@ -161,12 +177,14 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(31.2), .tf32_tensor = tflops(62.5), .fp16_tensor = tflops(125),
                       .bf16_tensor = tflops(125)},
              .memory_bandwidth = gbps(600), .memory_capacity = gib(24), .sm_count = 72,
+             .compute_capability = cc(8, 6),
              .clock = mhz(885), .boost_clock = mhz(1695), .tdp_watts = 150, .intra_node_link = pcie4,
              .source = "NVIDIA A10 datasheet (2021); base clock from TechPowerUp"},
             {.name = "a100-pcie-40gb", .description = "NVIDIA A100 PCIe 40 GB",
              .peak = {.fp32 = tflops(19.5), .fp16 = tflops(78), .tf32_tensor = tflops(156),
                       .fp16_tensor = tflops(312), .bf16_tensor = tflops(312)},
              .memory_bandwidth = gbps(1555), .memory_capacity = gib(40), .sm_count = 108,
+             .compute_capability = cc(8, 0),
              .clock = mhz(765), .boost_clock = mhz(1410), .tdp_watts = 250,
              .intra_node_link = pcie4,  // the optional NVLink bridge joins pairs only
              .source = "NVIDIA A100 datasheet (2020); Ampere GA100 whitepaper Table 3; base clock from TechPowerUp"},
@@ -174,6 +192,7 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(19.5), .fp16 = tflops(78), .tf32_tensor = tflops(156),
                       .fp16_tensor = tflops(312), .bf16_tensor = tflops(312)},
              .memory_bandwidth = gbps(1555), .memory_capacity = gib(40), .sm_count = 108,
+             .compute_capability = cc(8, 0),
              .clock = mhz(1095), .boost_clock = mhz(1410), .tdp_watts = 400,
              .intra_node_link = nvlink(12, 25),  // 12 NVLink 3 links, 600 GB/s both directions
              .source = "NVIDIA A100 datasheet (2020); Ampere GA100 whitepaper Table 3; base clock from TechPowerUp"},
@@ -181,6 +200,7 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(19.5), .fp16 = tflops(78), .tf32_tensor = tflops(156),
                       .fp16_tensor = tflops(312), .bf16_tensor = tflops(312)},
              .memory_bandwidth = gbps(2039), .memory_capacity = gib(80), .sm_count = 108,
+             .compute_capability = cc(8, 0),
              .clock = mhz(1275), .boost_clock = mhz(1410), .tdp_watts = 400, .intra_node_link = nvlink(12, 25),
              .source = "NVIDIA A100 80GB datasheet (2021); Ampere GA100 whitepaper Table 3; "
                        "base clock from TechPowerUp"},
@@ -191,12 +211,14 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(30.3), .tf32_tensor = tflops(120.0 / 2), .fp16_tensor = tflops(242.0 / 2),
                       .bf16_tensor = tflops(242.0 / 2), .fp8_tensor = tflops(485.0 / 2)},
              .memory_bandwidth = gbps(300), .memory_capacity = gib(24), .sm_count = 58,  // 7424 cores / 128
+             .compute_capability = cc(8, 9),
              .clock = mhz(795), .boost_clock = mhz(2040), .tdp_watts = 72, .intra_node_link = pcie4,
              .source = "NVIDIA L4 datasheet (2023); Ada Lovelace whitepaper; clocks from TechPowerUp"},
             {.name = "l40s", .description = "NVIDIA L40S (AD102, 350 W)",
              .peak = {.fp32 = tflops(91.6), .tf32_tensor = tflops(183), .fp16_tensor = tflops(362.05),
                       .bf16_tensor = tflops(362.05), .fp8_tensor = tflops(733)},
              .memory_bandwidth = gbps(864), .memory_capacity = gib(48), .sm_count = 142,
+             .compute_capability = cc(8, 9),
              .clock = mhz(1110), .boost_clock = mhz(2520), .tdp_watts = 350, .intra_node_link = pcie4,
              .source = "NVIDIA L40S datasheet (2023, dense figures); base clock from TechPowerUp"},
 
@@ -206,6 +228,7 @@ inline const std::vector<device>& catalog() {
                       .fp16_tensor = tflops(1513.0 / 2), .bf16_tensor = tflops(1513.0 / 2),
                       .fp8_tensor = tflops(3026.0 / 2)},
              .memory_bandwidth = gbps(2000), .memory_capacity = gib(80), .sm_count = 114,
+             .compute_capability = cc(9, 0),
              .clock = mhz(1125), .boost_clock = mhz(1755), .tdp_watts = 350,
              .intra_node_link = pcie5,  // the optional NVLink bridge joins pairs only
              .source = "NVIDIA H100 datasheet (2022, PCIe column); Hopper whitepaper; base clock from TechPowerUp"},
@@ -213,6 +236,7 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(66.9), .fp16 = tflops(133.8), .tf32_tensor = tflops(494.7),
                       .fp16_tensor = tflops(989.4), .bf16_tensor = tflops(989.4), .fp8_tensor = tflops(1978.9)},
              .memory_bandwidth = gbps(3350), .memory_capacity = gib(80), .sm_count = 132,
+             .compute_capability = cc(9, 0),
              .clock = mhz(1590), .boost_clock = mhz(1980), .tdp_watts = 700,
              .intra_node_link = nvlink(18, 25),  // 18 NVLink 4 links, 900 GB/s both directions
              .source = "NVIDIA H100 datasheet (2022, SXM column); Hopper whitepaper Table 3 (H100 SXM5); "
@@ -221,6 +245,7 @@ inline const std::vector<device>& catalog() {
              .peak = {.fp32 = tflops(66.9), .fp16 = tflops(133.8), .tf32_tensor = tflops(494.7),
                       .fp16_tensor = tflops(989.4), .bf16_tensor = tflops(989.4), .fp8_tensor = tflops(1978.9)},
              .memory_bandwidth = gbps(4800), .memory_capacity = gib(141), .sm_count = 132,
+             .compute_capability = cc(9, 0),
              .clock = mhz(1590), .boost_clock = mhz(1980), .tdp_watts = 700, .intra_node_link = nvlink(18, 25),
              .source = "NVIDIA H200 datasheet (2024): the H100 SXM5's GH100 and clocks (Hopper whitepaper "
                        "Table 3), 141 GB HBM3e at 4.8 TB/s"},
@@ -231,6 +256,7 @@ inline const std::vector<device>& catalog() {
                       .fp16_tensor = tflops(4500.0 / 2), .bf16_tensor = tflops(4500.0 / 2),
                       .fp8_tensor = tflops(9000.0 / 2)},
              .memory_bandwidth = gbps(8000), .memory_capacity = gib(180), .sm_count = 148,
+             .compute_capability = cc(10, 0),
              .clock = mhz(1980),  // third-party (TechPowerUp) boost clock: 75 TFLOPS = 2 x 18944 x 1.98 GHz
              .tdp_watts = 1000,
              .intra_node_link = nvlink(18, 50),  // 18 NVLink 5 links, 1.8 TB/s both directions

@@ -9,6 +9,7 @@
 //    "memory_bandwidth_gbps": 1555,    required, GB/s (1e9 B/s)
 //    "memory_gb": 40,                  GiB (2^30 bytes): GPU vendors' "GB" of memory are binary
 //    "sm_count": 108,                  integer: SMs, or compute units on AMD
+//    "compute_capability": "8.0",      string "major.minor": CUDA compute capability (NVIDIA only)
 //    "clock_mhz": 765,                 required, MHz: base clock
 //    "boost_clock_mhz": 1410,          MHz
 //    "tdp_watts": 400,                 W
@@ -173,7 +174,7 @@ inline device device_from_json(const nlohmann::json& j, const std::string& origi
         throw parse_error(origin + ": expected a JSON object describing one device, got " + j.type_name());
     const dj::device_reader r{origin};
     r.only(j, "", {"name", "description", "is_gpu", "peak_tflops", "memory_bandwidth_gbps", "memory_gb", "sm_count",
-                   "clock_mhz", "boost_clock_mhz", "tdp_watts", "intra_node_link_gbps", "source"});
+                   "compute_capability", "clock_mhz", "boost_clock_mhz", "tdp_watts", "intra_node_link_gbps", "source"});
     const nlohmann::json& peak = *r.get(j, "peak_tflops", true, "an object with at least fp32");
     if (!peak.is_object()) r.wrong_type("peak_tflops", "an object (TFLOP/s per pipe)", peak);
     r.only(peak, "peak_tflops.", {"fp32", "fp16", "tf32_tensor", "fp16_tensor", "bf16_tensor", "fp8_tensor"});
@@ -194,6 +195,16 @@ inline device device_from_json(const nlohmann::json& j, const std::string& origi
     d.memory_bandwidth = bytes_per_second_of(*r.number(j, "memory_bandwidth_gbps", true, "GB/s", dj::gbps));
     d.memory_capacity = dj::quantity(r.number(j, "memory_gb", false, "GiB", dj::gib), bytes_of);
     d.sm_count = r.count(j, "sm_count");
+    if (const auto cc = r.text(j, "compute_capability")) {
+        const auto dot = cc->find('.');
+        const auto digits = [](std::string_view s) {
+            return !s.empty() && s.size() <= 2 && s.find_first_not_of("0123456789") == std::string_view::npos;
+        };
+        if (dot == std::string::npos || !digits(std::string_view(*cc).substr(0, dot)) ||
+            !digits(std::string_view(*cc).substr(dot + 1)))
+            r.wrong_type("compute_capability", "a string \"major.minor\" such as \"8.0\"", j.at("compute_capability"));
+        d.compute_capability = cuda_compute_capability{std::stoi(cc->substr(0, dot)), std::stoi(cc->substr(dot + 1))};
+    }
     d.clock = dj::hertz_of(*r.number(j, "clock_mhz", true, "MHz", dj::mhz));
     d.boost_clock = dj::quantity(r.number(j, "boost_clock_mhz", false, "MHz", dj::mhz), dj::hertz_of);
     d.tdp_watts = r.number(j, "tdp_watts", false, "W", 1);
@@ -279,6 +290,9 @@ inline nlohmann::json to_json(const device& d) {
             {"memory_bandwidth_gbps", value(d.memory_bandwidth, dj::gbps)},
             {"memory_gb", maybe(d.memory_capacity, dj::gib)},
             {"sm_count", d.sm_count ? json(*d.sm_count) : json(nullptr)},
+            {"compute_capability", d.compute_capability ? json(std::to_string(d.compute_capability->major) + "." +
+                                                               std::to_string(d.compute_capability->minor))
+                                                        : json(nullptr)},
             {"clock_mhz", value(d.clock, dj::mhz)},
             {"boost_clock_mhz", maybe(d.boost_clock, dj::mhz)},
             {"tdp_watts", d.tdp_watts ? json(*d.tdp_watts) : json(nullptr)},
