@@ -1,11 +1,14 @@
-// Benchmarks: one training-step estimate (AlexNet with both PALEO cost models, Inception v3) and
-// graph construction (PALEO JSON text already in memory, and the builder API).
+// Benchmarks of the hot paths: one training-step estimate (AlexNet with both PALEO cost models, Inception
+// v3), graph construction (PALEO JSON text in memory, the builder API), a sweep, wave scaling of one
+// kernel, a remaining-time estimate and a Pareto front.
 #include <steptime/io.hpp>
 #include <steptime/steptime.hpp>
 
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -104,5 +107,42 @@ void BM_sweep_alexnet_10000(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * 10'000);
 }
 BENCHMARK(BM_sweep_alexnet_10000)->Unit(benchmark::kMillisecond);
+
+// Wave scaling of one kernel with launch geometry (occupancy on both GPUs, gamma, waves), V100 -> T4.
+void BM_scale_kernel(benchmark::State& state) {
+    using namespace steptime;
+    const scale::measured_kernel k{.name = "volta_sgemm_128x64_nn",
+                                   .duration = microseconds_of(905),
+                                   .launch = scale::launch_geometry{.grid = {1568, 1, 1}, .block = {256, 1, 1},
+                                                                    .registers_per_thread = 128,
+                                                                    .shared_memory = bytes_of(16384)},
+                                   .work = flops_of(7.55e9),
+                                   .traffic = bytes_of(1.22e8)};
+    const device& from = devices::get("v100-sxm2-16gb");
+    const device& to = devices::get("t4");
+    for (auto _ : state) benchmark::DoNotOptimize(scale::scale_kernel(k, from, to).predicted);
+}
+BENCHMARK(BM_scale_kernel);
+
+// The remaining time from 1,000 progress reports (window 50: the median and MAD of the window, the band).
+void BM_eta_1000_reports(benchmark::State& state) {
+    using namespace steptime;
+    std::vector<progress_sample> samples;
+    for (std::int64_t i = 0; i <= 1000; ++i)
+        samples.push_back({.iteration = 10 * i, .time = seconds_of(3.1 * static_cast<double>(i) + 0.01 * (i % 7))});
+    for (auto _ : state) benchmark::DoNotOptimize(estimate_eta(samples, 10'000, 50'000).remaining);
+}
+BENCHMARK(BM_eta_1000_reports);
+
+// The Pareto front of 10,000 (time, cost) points.
+void BM_pareto_front_10000(benchmark::State& state) {
+    std::vector<std::pair<double, double>> points;
+    for (int i = 0; i < 10'000; ++i) points.emplace_back((i * 7919) % 10007, (i * 104729) % 10009);
+    for (auto _ : state)
+        benchmark::DoNotOptimize(steptime::pareto_front(points, &std::pair<double, double>::first,
+                                                        &std::pair<double, double>::second));
+    state.SetItemsProcessed(state.iterations() * 10'000);
+}
+BENCHMARK(BM_pareto_front_10000)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

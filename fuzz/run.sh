@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-targets=(paleo_json device_json price_csv)
+targets=(paleo_json device_json price_csv kernel_trace progress_log measurements)
 
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSTEPTIME_BUILD_FUZZERS=ON -DSTEPTIME_BUILD_TESTS=OFF -DSTEPTIME_BUILD_EXAMPLES=OFF \

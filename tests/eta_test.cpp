@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include <steptime/io.hpp>  // eta.hpp comes with its reader
 #include <steptime/steptime.hpp>
 #include "support/errors.hpp"
 

@@ -11,6 +11,7 @@
 #include <vector>
 #include <steptime/steptime.hpp>
 #include "support/errors.hpp"
+#include "support/steps.hpp"
 
 using namespace steptime;
 
@@ -25,17 +26,7 @@ std::vector<std::size_t> front_of(const std::vector<point>& pts) {
 
 bool dominated(const point& p, const point& by) { return dominates(by.first, by.second, p.first, p.second); }
 
-// A step of `seconds_per_step` on `workers` workers of `device` with global batch `batch` (as training_test.cpp).
-step_estimate step(std::int64_t batch, int workers, double seconds_per_step, std::string device) {
-    step_estimate e;
-    e.model = "net";
-    e.device = std::move(device);
-    e.batch = batch;
-    e.batch_per_worker = batch / workers;
-    e.workers = workers;
-    e.total = seconds_of(seconds_per_step);
-    return e;
-}
+using test_support::step;
 
 // ImageNet-1k's 1,281,167 training images, 90 epochs (as in training_test.cpp).
 constexpr training_run imagenet_90{1'281'167, 90};

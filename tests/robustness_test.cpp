@@ -750,5 +750,20 @@ TEST_CASE("fuzz regressions: every input found by the fuzzers is read, or refuse
         try { (void)prices::load_csv(f); } catch (const steptime::error&) {}
         ++replayed;
     }
+    for (const auto& f : files("kernel_trace")) {  // both readers, as fuzz/kernel_trace_fuzzer.cpp does
+        INFO(f.string());
+        const std::string text = io::read_file(f);
+        try { (void)io::parse_kernel_csv(text, f.string()); } catch (const steptime::error&) {}
+        try { (void)io::parse_kineto_trace(text, f.string()); } catch (const steptime::error&) {}
+        ++replayed;
+    }
+    for (const auto& f : files("progress_log")) {  // each format, as fuzz/progress_log_fuzzer.cpp does
+        INFO(f.string());
+        const std::string text = io::read_file(f);
+        for (const auto format : {io::progress_format::automatic, io::progress_format::simple, io::progress_format::tqdm,
+                                  io::progress_format::keras})
+            try { (void)io::parse_progress_log(text, f.string(), format); } catch (const steptime::error&) {}
+        ++replayed;
+    }
     CHECK(replayed >= 11);  // the 11 PALEO JSON inputs fixed with this file (fuzz/regressions/paleo_json)
 }

@@ -12,6 +12,7 @@
 #include <utility>
 #include <steptime/io.hpp>
 #include "support/errors.hpp"
+#include "support/steps.hpp"
 
 using namespace steptime;
 
@@ -23,16 +24,7 @@ using test_support::message_of;
 // "roughly 90 cycles") and the usual ResNet-50 recipe (Goyal et al. 2017).
 constexpr training_run imagenet_90{1'281'167, 90};
 
-// A step of `seconds_per_step` on `workers` workers of `device` with global batch `batch`, without a network.
-step_estimate step(std::int64_t batch, int workers, double seconds_per_step, std::string device = "k80") {
-    step_estimate e;
-    e.device = std::move(device);
-    e.batch = batch;
-    e.batch_per_worker = batch / workers;
-    e.workers = workers;
-    e.total = seconds_of(seconds_per_step);
-    return e;
-}
+using test_support::step;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

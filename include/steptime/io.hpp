@@ -9,5 +9,7 @@
 #include "steptime/io/price_csv.hpp"
 #include "steptime/io/report_json.hpp"
 #include "steptime/io/calibration_json.hpp"
+#include "steptime/scale/wave_scaling.hpp"
 #include "steptime/io/kernel_trace.hpp"
+#include "steptime/eta.hpp"
 #include "steptime/io/progress_log.hpp"

@@ -1,4 +1,6 @@
-// steptime/steptime.hpp: the library without file formats (cheap to include).
+// steptime/steptime.hpp: the library without file formats (cheap to include). Wave scaling of measured
+// kernels (scale/wave_scaling.hpp) and remaining time from logs (eta.hpp) come with their readers in
+// steptime/io.hpp; each header also stands alone.
 // File formats (PALEO JSON networks, device JSON, JSON reports) are in steptime/io.hpp.
 #pragma once
 
@@ -25,6 +27,4 @@
 #include "steptime/report.hpp"
 #include "steptime/zoo/zoo.hpp"
 #include "steptime/training.hpp"
-#include "steptime/scale/wave_scaling.hpp"
-#include "steptime/eta.hpp"
 #include "steptime/pareto.hpp"

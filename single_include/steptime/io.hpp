@@ -1025,6 +1025,448 @@ inline calibration_profile load_calibration(const std::filesystem::path& path) {
 
 }  // namespace steptime::io
 // ---- end steptime/io/calibration_json.hpp ----
+// ---- begin steptime/scale/wave_scaling.hpp ----
+// steptime/scale/wave_scaling.hpp: measured kernel and operation times from one GPU predicted on another
+// by wave scaling (Habitat: Yu et al., USENIX ATC'21), and the anchored ratio of any two model times.
+//
+// Formulation: habitat-and-empirical-models.md section 6.2 (steps 1-6); Habitat's own formulas
+// (its paper's Eq. (1) and (2), and what its released code computes) in section 2 there.
+
+
+
+namespace steptime::scale {
+
+// ---------------------------------------------------------------------------------------------------------
+// Occupancy
+// ---------------------------------------------------------------------------------------------------------
+
+// What bounds the resident blocks of one SM: the four limits of section 6.2 step 1.
+struct sm_limits {
+    int max_blocks_per_sm = 0;
+    int max_warps_per_sm = 0;
+    int registers_per_sm = 0;
+    int max_registers_per_thread = 0;
+    bytes shared_memory_per_sm{};              // the largest carve-out an SM offers
+    bytes reserved_shared_memory_per_block{};  // taken by the system from each block (1 KB from cc 8.0)
+};
+
+inline constexpr int warp_size = 32;                 // every NVIDIA GPU to date
+inline constexpr int register_allocation_unit = 256;  // registers, allocated per warp (cc 3.x to 12.x)
+inline constexpr int max_threads_per_block = 1024;   // cc 2.0 and later
+
+// CUDA C++ Programming Guide (12.x), "Technical Specifications per Compute Capability": maximum resident
+// blocks and warps per SM, 32-bit registers per SM, registers per thread, shared memory per SM; the
+// reserved 1 KB per block is cudaDevAttrReservedSharedMemoryPerBlock (cc 8.0 and later). Throws
+// invalid_argument for a compute capability not in the table.
+inline sm_limits limits_for(cuda_compute_capability cc) {
+    struct row {
+        int major, minor, blocks, warps, registers, shared_kib;
+    };
+    static constexpr std::array<row, 18> table{{
+        {3, 5, 16, 64, 65536, 48},  {3, 7, 16, 64, 131072, 112}, {5, 0, 32, 64, 65536, 64},
+        {5, 2, 32, 64, 65536, 96},  {5, 3, 32, 64, 65536, 64},   {6, 0, 32, 64, 65536, 64},
+        {6, 1, 32, 64, 65536, 96},  {6, 2, 32, 64, 65536, 64},   {7, 0, 32, 64, 65536, 96},
+        {7, 2, 32, 64, 65536, 96},  {7, 5, 16, 32, 65536, 64},   {8, 0, 32, 64, 65536, 164},
+        {8, 6, 16, 48, 65536, 100}, {8, 7, 16, 48, 65536, 164},  {8, 9, 24, 48, 65536, 100},
+        {9, 0, 32, 64, 65536, 228}, {10, 0, 32, 64, 65536, 228}, {12, 0, 32, 48, 65536, 100},
+    }};
+    for (const row& r : table)
+        if (r.major == cc.major && r.minor == cc.minor)
+            return {.max_blocks_per_sm = r.blocks,
+                    .max_warps_per_sm = r.warps,
+                    .registers_per_sm = r.registers,
+                    .max_registers_per_thread = 255,
+                    .shared_memory_per_sm = bytes_of(r.shared_kib * 1024.0),
+                    .reserved_shared_memory_per_block = bytes_of(cc.major >= 8 ? 1024.0 : 0.0)};
+    std::string known;
+    for (const row& r : table) {
+        if (!known.empty()) known += ", ";
+        known += std::to_string(r.major) + "." + std::to_string(r.minor);
+    }
+    throw invalid_argument("compute capability " + std::to_string(cc.major) + "." + std::to_string(cc.minor) +
+                           " has no occupancy limits in steptime's table (known: " + known + ")");
+}
+
+// How a kernel was launched (CUPTI's activity record, as PyTorch's profiler exports it).
+struct launch_geometry {
+    std::array<std::int64_t, 3> grid{1, 1, 1};   // blocks per dimension
+    std::array<std::int64_t, 3> block{1, 1, 1};  // threads per dimension
+    int registers_per_thread = 0;                // 0: unknown, no register limit
+    bytes shared_memory{};                       // static + dynamic, per block
+
+    std::int64_t blocks() const { return grid[0] * grid[1] * grid[2]; }
+    std::int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }
+};
+
+// Throws invalid_argument naming `what` (the kernel) when a dimension is outside CUDA's launch limits
+// (CUDA C++ Programming Guide, "Technical Specifications": grid x < 2^31, y and z < 2^16; block x and
+// y <= 1024, z <= 64, 1024 threads in all) or registers or shared memory are negative or absurd.
+inline void validate(const launch_geometry& g, const std::string& what) {
+    constexpr std::array<std::int64_t, 3> grid_max{2147483647, 65535, 65535}, block_max{1024, 1024, 64};
+    constexpr std::array<const char*, 3> axis{"x", "y", "z"};
+    const auto in = [&](const char* field, std::int64_t v, std::int64_t hi) {
+        if (v < 1 || v > hi)
+            throw invalid_argument(what + ": " + field + " is " + std::to_string(v) + ", expected 1 to " +
+                                   std::to_string(hi));
+    };
+    for (std::size_t i = 0; i < 3; ++i) {
+        in((std::string("grid_") + axis[i]).c_str(), g.grid[i], grid_max[i]);
+        in((std::string("block_") + axis[i]).c_str(), g.block[i], block_max[i]);
+    }
+    if (g.threads_per_block() > max_threads_per_block)
+        throw invalid_argument(what + ": a block of " + std::to_string(g.threads_per_block()) +
+                               " threads, above CUDA's " + std::to_string(max_threads_per_block));
+    if (g.registers_per_thread < 0 || g.registers_per_thread > 255)
+        throw invalid_argument(what + ": registers per thread is " + std::to_string(g.registers_per_thread) +
+                               ", expected 0 (unknown) to 255");
+    const double smem = to_double(g.shared_memory);
+    if (!(smem >= 0) || smem > 1e9)  // far above any SM's shared memory; also catches NaN and infinity
+        throw invalid_argument(what + ": shared memory is " + std::to_string(smem) +
+                               " bytes, expected a non-negative number of bytes per block");
+}
+
+enum class occupancy_limiter { blocks, warps, registers, shared_memory };
+
+inline std::string_view to_string(occupancy_limiter l) {
+    switch (l) {
+        case occupancy_limiter::blocks: return "blocks";
+        case occupancy_limiter::warps: return "warps";
+        case occupancy_limiter::registers: return "registers";
+        case occupancy_limiter::shared_memory: return "shared memory";
+    }
+    return "?";
+}
+
+struct occupancy {
+    int blocks_per_sm = 0;
+    occupancy_limiter limiter = occupancy_limiter::blocks;  // the smallest limit (the first of equal ones)
+};
+
+// Resident blocks per SM, the least of four limits (habitat-and-empirical-models.md 6.2 step 1; NVIDIA's
+// cuda_occupancy.h without its per-partition and carve-out refinements). Throws invalid_argument, naming
+// `what`, when one block does not fit on an SM.
+inline occupancy occupancy_of(const launch_geometry& g, const sm_limits& sm, const std::string& what = "kernel") {
+    validate(g, what);
+    const std::int64_t warps = (g.threads_per_block() + warp_size - 1) / warp_size;  // ceil(threads / warp)
+    occupancy o{.blocks_per_sm = sm.max_blocks_per_sm, .limiter = occupancy_limiter::blocks};
+    const auto limit = [&](std::int64_t blocks, occupancy_limiter why) {
+        if (blocks < o.blocks_per_sm) o = {static_cast<int>(blocks), why};
+    };
+    limit(sm.max_warps_per_sm / warps, occupancy_limiter::warps);  // floor(max warps / warps per block)
+    if (g.registers_per_thread > sm.max_registers_per_thread)
+        throw invalid_argument(what + ": " + std::to_string(g.registers_per_thread) + " registers per thread, above the " +
+                               std::to_string(sm.max_registers_per_thread) + " a thread may use");
+    if (g.registers_per_thread > 0) {
+        // floor(regs/SM / (warps/block x roundup(regs/thread x warp, 256)))
+        const std::int64_t per_warp = (std::int64_t{g.registers_per_thread} * warp_size + register_allocation_unit - 1) /
+                                      register_allocation_unit * register_allocation_unit;
+        limit(sm.registers_per_sm / (warps * per_warp), occupancy_limiter::registers);
+    }
+    if (to_double(g.shared_memory) > 0)  // floor(smem/SM / (smem per block + reserved))
+        limit(static_cast<std::int64_t>(std::floor(
+                  to_double(sm.shared_memory_per_sm) /
+                  (std::ceil(to_double(g.shared_memory)) + to_double(sm.reserved_shared_memory_per_block)))),
+              occupancy_limiter::shared_memory);
+    if (o.blocks_per_sm == 0)
+        throw invalid_argument(what + ": one block of " + std::to_string(g.threads_per_block()) + " threads, " +
+                               std::to_string(g.registers_per_thread) + " registers per thread and " +
+                               std::to_string(static_cast<std::int64_t>(to_double(g.shared_memory))) +
+                               " bytes of shared memory does not fit on an SM (limited by " +
+                               std::string(to_string(o.limiter)) + ")");
+    return o;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Measured kernels and operations
+// ---------------------------------------------------------------------------------------------------------
+
+// What a kernel is bound by when its FLOPs and bytes are unknown (section 6.2 step 2's class defaults).
+enum class kernel_class {
+    unknown,  // gamma 1, as Habitat does for kernels without counter metrics (its "resimplified" branch)
+    memory,   // elementwise, reduction, normalization, copy, index: gamma 1
+    compute,  // GEMM, convolution: gamma 0, the limit of R/(2x) for x far right of the ridge
+};
+
+inline std::string_view to_string(kernel_class k) {
+    switch (k) {
+        case kernel_class::unknown: return "unknown";
+        case kernel_class::memory: return "memory";
+        case kernel_class::compute: return "compute";
+    }
+    return "?";
+}
+
+inline std::optional<kernel_class> parse_kernel_class(std::string_view s) {
+    if (s == "unknown") return kernel_class::unknown;
+    if (s == "memory") return kernel_class::memory;
+    if (s == "compute") return kernel_class::compute;
+    return std::nullopt;
+}
+
+// One kernel measured on the origin GPU.
+struct measured_kernel {
+    std::string name{};
+    seconds duration{};
+    std::optional<launch_geometry> launch{};     // without it: the large-grid limit (see scale_kernel)
+    std::optional<flops> work{};                 // F and Q give gamma from the roofline (both or neither)
+    std::optional<bytes> traffic{};              // DRAM bytes read and written
+    kernel_class kind = kernel_class::unknown;   // gamma when F and Q are unknown
+    element_type precision = element_type::fp32;  // picks the compute pipe (device::peak_for)
+    std::optional<int> destination_registers{};  // registers per thread on the destination, if they differ
+};
+
+// One operation (e.g. aten::conv2d): its kernels and, optionally, its measured GPU wall time.
+struct measured_op {
+    std::string name{};
+    std::optional<seconds> wall_time{};  // overhead = wall time - sum of kernel times, carried unscaled
+    std::vector<measured_kernel> kernels{};
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Scaling
+// ---------------------------------------------------------------------------------------------------------
+
+enum class scaling_mode {
+    wave,          // section 6.2: occupancy-aware waves with the tail effect, per-SM pipe throughput, launch floor
+    habitat_code,  // Habitat's released code: SM-count ratio, base clocks, no tail effect (section 2.3)
+    habitat_eq2,   // Habitat's paper Eq. (2): wave-size ratio, base clocks, no tail effect, no small-kernel case (2.2)
+    resimplified,  // Habitat's code without metrics: gamma 1, small kernels unchanged (section 2.3)
+    anchored_roofline,  // section 6.3: the measured time x roofline(destination) / roofline(origin)
+};
+
+inline std::string_view to_string(scaling_mode m) {
+    switch (m) {
+        case scaling_mode::wave: return "wave";
+        case scaling_mode::habitat_code: return "habitat-code";
+        case scaling_mode::habitat_eq2: return "habitat-eq2";
+        case scaling_mode::resimplified: return "resimplified";
+        case scaling_mode::anchored_roofline: return "anchored-roofline";
+    }
+    return "?";
+}
+
+inline std::optional<scaling_mode> parse_scaling_mode(std::string_view s) {
+    for (const auto m : {scaling_mode::wave, scaling_mode::habitat_code, scaling_mode::habitat_eq2, scaling_mode::resimplified,
+                         scaling_mode::anchored_roofline})
+        if (to_string(m) == s) return m;
+    return std::nullopt;
+}
+
+struct scaling_options {
+    scaling_mode mode = scaling_mode::wave;
+    // Mode wave: a kernel under one wave on both GPUs is predicted no shorter than this (or than its
+    // measured time, if shorter). Our assumption: section 6.2 step 4 asks for "a few us"; the shortest
+    // kernels in PyTorch profiles take 1-3 us.
+    seconds launch_floor = microseconds_of(2);
+};
+
+// gamma from the roofline (Habitat roofline.py::_roofline_gamma; habitat-and-empirical-models.md 2.4 and
+// 6.2 step 2): x = F/Q against the destination's ridge R = peak/bandwidth.
+inline ratio roofline_gamma(flops work, bytes traffic, const device& destination,
+                            element_type precision = element_type::fp32) {
+    const double f = to_double(work), q = to_double(traffic);
+    if (!(f >= 0) || !(q >= 0) || !std::isfinite(f) || !std::isfinite(q))
+        throw invalid_argument("roofline gamma: FLOPs " + std::to_string(f) + " and bytes " + std::to_string(q) +
+                               ", expected finite non-negative numbers");
+    if (f == 0) return ratio_of(1.0);  // no arithmetic: memory-bound (Habitat: < 1e-9 GFLOP gives 1)
+    if (q == 0) return ratio_of(0.0);  // no DRAM traffic: compute-bound (Habitat: 0 bytes gives 0)
+    const double x = f / q;
+    const double ridge = to_double(destination.peak_for(precision)) / to_double(destination.memory_bandwidth);
+    return ratio_of(x <= ridge ? 1 - x / (2 * ridge) : ridge / (2 * x));  // 1 - x/2R up to R, then R/2x
+}
+
+// The kernel's gamma on `destination`: from F and Q when known, else its class's default (section 6.2 step 2).
+inline ratio gamma_of(const measured_kernel& k, const device& destination) {
+    if (k.work && k.traffic) return roofline_gamma(*k.work, *k.traffic, destination, k.precision);
+    return ratio_of(k.kind == kernel_class::compute ? 0.0 : 1.0);
+}
+
+struct scaled_kernel {
+    std::string name{};
+    seconds measured{};
+    seconds predicted{};
+    ratio gamma{};
+    bool small = false;                             // under one wave on both GPUs (section 6.2 step 4)
+    std::optional<std::int64_t> waves_origin{};     // n = ceil(B / W), when the geometry is known
+    std::optional<std::int64_t> waves_destination{};
+};
+
+namespace detail {
+
+inline int require_sms(const device& d, const std::string& what) {
+    if (!d.sm_count)
+        throw invalid_device("device '" + d.name + "': field 'sm_count' is missing; " + what + " needs it");
+    return *d.sm_count;
+}
+
+inline sm_limits require_limits(const device& d, const std::string& what) {
+    if (!d.compute_capability)
+        throw invalid_device("device '" + d.name + "': field 'compute_capability' is missing; " + what +
+                             " needs it for the occupancy of the launch geometry");
+    return limits_for(*d.compute_capability);
+}
+
+inline double ceil_div(std::int64_t a, std::int64_t b) { return static_cast<double>((a + b - 1) / b); }
+
+}  // namespace detail
+
+// The anchored ratio (Habitat predictor.py, used with its MLPs; habitat-and-empirical-models.md 3 and 6.3):
+// T_dest = T_measured x M(dest) / M(origin) for any model M's two times, which cancels M's bias for the shape.
+inline seconds anchored_ratio(seconds measured, seconds model_origin, seconds model_destination) {
+    const auto check = [](const char* field, seconds t) {
+        if (!(t.value() > 0) || !std::isfinite(t.value()))
+            throw invalid_argument(std::string("anchored ratio: ") + field + " is " + std::to_string(t.value()) +
+                                   " s, expected a finite positive time");
+    };
+    check("measured", measured);
+    check("model_origin", model_origin);
+    check("model_destination", model_destination);
+    return measured * (model_destination / model_origin);
+}
+
+// One kernel's time on `destination` (habitat-and-empirical-models.md 6.2 steps 1-4 and 6). Throws
+// invalid_argument naming the kernel for a bad measurement or geometry, invalid_device for a device that
+// lacks what the mode needs (sm_count; compute_capability when the geometry is known).
+inline scaled_kernel scale_kernel(const measured_kernel& k, const device& origin, const device& destination,
+                                  const scaling_options& options = {}) {
+    const std::string what = "kernel '" + k.name + "'";
+    const double t = to_double(k.duration);
+    if (!(t > 0) || !std::isfinite(t))
+        throw invalid_argument(what + ": duration is " + std::to_string(t) + " s, expected a finite positive time");
+    if (k.work.has_value() != k.traffic.has_value())
+        throw invalid_argument(what + ": give both FLOPs and bytes, or neither");
+    steptime::validate(origin);
+    steptime::validate(destination);
+    const scaling_mode mode = options.mode;
+    scaled_kernel out{.name = k.name, .measured = k.duration};
+    const double g = mode == scaling_mode::resimplified ? 1.0 : to_double(gamma_of(k, destination));
+    out.gamma = ratio_of(g);
+    const double bandwidth = to_double(origin.memory_bandwidth) / to_double(destination.memory_bandwidth);  // D_o/D_d
+    const double clocks = to_double(origin.clock) / to_double(destination.clock);                           // C_o/C_d
+    const double peak_o = to_double(origin.peak_for(k.precision)), peak_d = to_double(destination.peak_for(k.precision));
+    const auto result = [&](double predicted) {
+        if (!std::isfinite(predicted))
+            throw invalid_argument(what + ": predicted time is not finite (" + std::to_string(t) + " s measured)");
+        out.predicted = seconds_of(predicted);
+        return out;
+    };
+    if (mode == scaling_mode::anchored_roofline) {
+        if (!k.work)
+            throw invalid_argument(what + ": mode anchored-roofline needs the kernel's FLOPs and bytes");
+        // Roofline (Williams et al., CACM 2009): the larger of compute and memory time on each device.
+        const auto roofline = [&](const device& d) {
+            return std::max(*k.work / d.peak_for(k.precision), *k.traffic / d.memory_bandwidth);
+        };
+        return result(to_double(anchored_ratio(k.duration, roofline(origin), roofline(destination))));
+    }
+
+    if (!k.launch) {
+        // Without geometry no kernel is known to be small, and occupancy is taken equal on both GPUs
+        // (W_o/W_d = SM_o/SM_d, n_d/n_o = W_o/W_d in the large-grid limit).
+        switch (mode) {
+            case scaling_mode::wave:  // Eq. (1) generalised (6.2 step 3) with those two substitutions
+                return result(t * std::pow(bandwidth, g) * std::pow(peak_o / peak_d, 1 - g));
+            case scaling_mode::resimplified: return result(t * bandwidth);  // Habitat resimplified.py
+            case scaling_mode::habitat_code:
+            case scaling_mode::habitat_eq2: {  // Habitat code (2.3) = Eq. (2) at equal occupancy
+                const double sms = double(detail::require_sms(origin, what)) / detail::require_sms(destination, what);
+                return result(t * std::pow(bandwidth, g) * std::pow(clocks * sms, 1 - g));
+            }
+            case scaling_mode::anchored_roofline: break;  // returned above
+        }
+    }
+
+    const int sm_o = detail::require_sms(origin, what), sm_d = detail::require_sms(destination, what);
+    const launch_geometry& geo = *k.launch;
+    launch_geometry geo_d = geo;
+    if (k.destination_registers) geo_d.registers_per_thread = *k.destination_registers;
+    const occupancy occ_o = occupancy_of(geo, detail::require_limits(origin, what), what + " on '" + origin.name + "'");
+    const occupancy occ_d =
+        occupancy_of(geo_d, detail::require_limits(destination, what), what + " on '" + destination.name + "'");
+    const std::int64_t blocks = geo.blocks();
+    const std::int64_t wave_o = std::int64_t{occ_o.blocks_per_sm} * sm_o;  // W = occ x SM (6.2 step 1)
+    const std::int64_t wave_d = std::int64_t{occ_d.blocks_per_sm} * sm_d;
+    const double n_o = detail::ceil_div(blocks, wave_o), n_d = detail::ceil_div(blocks, wave_d);  // ceil(B/W)
+    out.waves_origin = static_cast<std::int64_t>(n_o);
+    out.waves_destination = static_cast<std::int64_t>(n_d);
+    out.small = blocks < wave_o && blocks < wave_d;
+    // Per-SM compute: the pipe's peak per SM (6.2 step 3), or the base clock in Habitat's modes (2.2).
+    const double per_sm = mode == scaling_mode::wave ? (peak_o / sm_o) / (peak_d / sm_d) : clocks;
+
+    if (out.small && mode != scaling_mode::habitat_eq2) {
+        if (mode == scaling_mode::resimplified) return result(t);  // Habitat resimplified.py: unchanged
+        // Habitat roofline.py small-kernel case (2.3; 6.2 step 4): [c_o/c_d x ceil(B/SM_d)/ceil(B/SM_o)]^(1-g)
+        const double scaled =
+            t * std::pow(per_sm * detail::ceil_div(blocks, sm_d) / detail::ceil_div(blocks, sm_o), 1 - g);
+        if (mode == scaling_mode::habitat_code) return result(scaled);
+        return result(std::max(scaled, std::min(t, to_double(options.launch_floor))));  // our launch floor
+    }
+    switch (mode) {
+        case scaling_mode::wave:  // 6.2 step 3: t (n_d/n_o) (D_o/D_d x W_d/W_o)^g (per-SM compute_o/_d)^(1-g)
+            return result(t * (n_d / n_o) * std::pow(bandwidth * double(wave_d) / double(wave_o), g) *
+                          std::pow(per_sm, 1 - g));
+        case scaling_mode::habitat_code:  // Habitat roofline.py (2.3): (D_o/D_d)^g (C_o/C_d)^(1-g) (SM_o/SM_d)^(1-g)
+            return result(t * std::pow(bandwidth, g) * std::pow(clocks * double(sm_o) / sm_d, 1 - g));
+        case scaling_mode::habitat_eq2:  // Habitat Eq. (2) (2.2): (D_o/D_d)^g (W_o/W_d)^(1-g) (C_o/C_d)^(1-g)
+            return result(t * std::pow(bandwidth, g) * std::pow(clocks * double(wave_o) / double(wave_d), 1 - g));
+        case scaling_mode::resimplified: return result(t * bandwidth);  // Habitat resimplified.py: D_o/D_d
+        case scaling_mode::anchored_roofline: break;  // returned above
+    }
+    return out;
+}
+
+struct scaled_op {
+    std::string name{};
+    seconds measured{};   // the wall time, or the sum of the kernels' times
+    seconds overhead{};   // measured minus the kernels' sum, carried unscaled
+    seconds predicted{};  // overhead + the kernels' predicted times
+    std::vector<scaled_kernel> kernels{};
+};
+
+// Section 6.2 step 5 (Habitat predictor.py::_wave_scale): overhead_o + sum of the scaled kernels, the
+// overhead max(0, wall time - sum of kernel times).
+inline scaled_op scale_op(const measured_op& op, const device& origin, const device& destination,
+                          const scaling_options& options = {}) {
+    if (op.kernels.empty()) throw invalid_argument("operation '" + op.name + "': no kernels");
+    scaled_op out{.name = op.name};
+    seconds sum{};
+    for (const measured_kernel& k : op.kernels) {
+        out.kernels.push_back(scale_kernel(k, origin, destination, options));
+        sum += k.duration;
+        out.predicted += out.kernels.back().predicted;
+    }
+    out.measured = sum;
+    if (op.wall_time) {
+        const double wall = to_double(*op.wall_time);
+        if (!(wall > 0) || !std::isfinite(wall))
+            throw invalid_argument("operation '" + op.name + "': wall time is " + std::to_string(wall) +
+                                   " s, expected a finite positive time");
+        out.measured = *op.wall_time;
+        if (*op.wall_time > sum) out.overhead = *op.wall_time - sum;
+    }
+    out.predicted += out.overhead;
+    return out;
+}
+
+struct scaled_run {
+    std::vector<scaled_op> ops{};
+    seconds measured{};   // sum over operations (no overlap: Habitat analysis/trace.py)
+    seconds predicted{};
+};
+
+inline scaled_run scale_ops(const std::vector<measured_op>& ops, const device& origin, const device& destination,
+                            const scaling_options& options = {}) {
+    scaled_run out{};
+    for (const measured_op& op : ops) {
+        out.ops.push_back(scale_op(op, origin, destination, options));
+        out.measured += out.ops.back().measured;
+        out.predicted += out.ops.back().predicted;
+    }
+    return out;
+}
+
+}  // namespace steptime::scale
+// ---- end steptime/scale/wave_scaling.hpp ----
 // ---- begin steptime/io/kernel_trace.hpp ----
 // steptime/io/kernel_trace.hpp: measured kernel times for wave scaling (scale/wave_scaling.hpp), from a
 // CSV table or from the Chrome-trace JSON that PyTorch's profiler (Kineto) exports.
@@ -1054,6 +1496,146 @@ inline calibration_profile load_calibration(const std::filesystem::path& path) {
 
 
 
+// ---- begin steptime/detail/csv.hpp ----
+// steptime/detail/csv.hpp: a strict CSV table for the measurement readers. A header row names the
+// columns; every record has as many fields. Fields may be quoted (RFC 4180: "a, b" holds a comma, ""
+// is a quote inside quotes; no line breaks inside a field). Blank lines and lines starting with '#'
+// (comments) are skipped and fields are trimmed. Errors are parse_error "origin:line: ...", naming the
+// column and what was expected.
+
+
+
+namespace steptime::detail {
+
+class csv_table {
+public:
+    csv_table(std::string_view text, std::string origin) : origin_(std::move(origin)) {
+        std::size_t line_no = 0;
+        while (!text.empty()) {
+            const auto eol = text.find('\n');
+            const std::string_view line = text.substr(0, eol);
+            text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+            ++line_no;
+            if (trim(line).empty() || trim(line).starts_with('#')) continue;
+            std::vector<std::string> fields = split(line, line_no);
+            if (header_.empty()) {
+                header_ = std::move(fields);
+                header_line_ = line_no;
+                continue;
+            }
+            if (fields.size() != header_.size())
+                throw parse_error(where(line_no) + std::to_string(fields.size()) + " fields, expected " +
+                                  std::to_string(header_.size()) + " as in the header");
+            lines_.push_back(line_no);
+            cells_.push_back(std::move(fields));
+        }
+        if (header_.empty()) throw parse_error(origin_ + ": empty, expected a header line naming the columns");
+    }
+
+    const std::string& origin() const { return origin_; }
+    const std::vector<std::string>& header() const { return header_; }
+    std::size_t header_line() const { return header_line_; }
+    std::size_t rows() const { return cells_.size(); }
+    std::size_t line(std::size_t row) const { return lines_[row]; }
+    const std::vector<std::string>& record(std::size_t row) const { return cells_[row]; }
+    std::string where(std::size_t line_no) const { return origin_ + ":" + std::to_string(line_no) + ": "; }
+
+    std::optional<std::size_t> find(std::string_view column) const {
+        for (std::size_t k = 0; k < header_.size(); ++k)
+            if (header_[k] == column) return k;
+        return std::nullopt;
+    }
+    // Throws unless the header has the column; `format` says what the header should look like.
+    std::size_t column(std::string_view column, std::string_view format) const {
+        if (const auto k = find(column)) return *k;
+        std::string msg = origin_;
+        msg += ": the header has no column '";
+        msg += column;
+        msg += "', expected ";
+        msg += format;
+        throw parse_error(msg);
+    }
+
+    std::string_view text(std::size_t row, std::size_t col) const { return cells_[row][col]; }
+
+    parse_error bad(std::size_t row, std::size_t col, std::string_view expected) const {
+        std::string msg = where(lines_[row]);
+        msg += "column '";
+        msg += header_[col];
+        msg += "': '";
+        msg += cells_[row][col];
+        msg += "', expected ";
+        msg += expected;
+        return parse_error(msg);
+    }
+
+    // A finite number, at least `min` (and above it when `exclusive`).
+    double number(std::size_t row, std::size_t col, double min, bool exclusive, std::string_view expected) const {
+        const std::string_view s = text(row, col);
+        double v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc{} || end != s.data() + s.size() || !std::isfinite(v) || v < min ||
+            (exclusive && v == min))
+            throw bad(row, col, expected);
+        return v;
+    }
+    double positive(std::size_t row, std::size_t col, std::string_view expected) const {
+        return number(row, col, 0, true, expected);
+    }
+    std::int64_t integer(std::size_t row, std::size_t col, std::int64_t min, std::int64_t max,
+                         std::string_view expected) const {
+        const std::string_view s = text(row, col);
+        std::int64_t v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc{} || end != s.data() + s.size() || v < min || v > max)
+            throw bad(row, col, expected);
+        return v;
+    }
+
+private:
+    std::vector<std::string> split(std::string_view line, std::size_t line_no) const {
+        std::vector<std::string> fields;
+        std::size_t k = 0;
+        for (;;) {
+            std::string field;
+            while (k < line.size() && (line[k] == ' ' || line[k] == '\t')) ++k;
+            if (k < line.size() && line[k] == '"') {
+                for (++k;; ++k) {
+                    if (k >= line.size()) throw parse_error(where(line_no) + "a quoted field has no closing quote");
+                    if (line[k] != '"') {
+                        field += line[k];
+                    } else if (k + 1 < line.size() && line[k + 1] == '"') {
+                        field += '"';
+                        ++k;
+                    } else {
+                        break;
+                    }
+                }
+                ++k;
+                const auto next = line.find(',', k);
+                if (!trim(line.substr(k, next - k)).empty())
+                    throw parse_error(where(line_no) + "text after a quoted field, expected a comma");
+                k = next;
+            } else {
+                const auto next = line.find(',', k);
+                field = trim(line.substr(k, next - k));
+                k = next;
+            }
+            fields.push_back(std::move(field));
+            if (k == std::string_view::npos) return fields;
+            ++k;
+        }
+    }
+
+    std::string origin_;
+    std::vector<std::string> header_;
+    std::size_t header_line_ = 0;
+    std::vector<std::size_t> lines_;
+    std::vector<std::vector<std::string>> cells_;
+};
+
+}  // namespace steptime::detail
+// ---- end steptime/detail/csv.hpp ----
 
 namespace steptime::io {
 
@@ -1061,40 +1643,6 @@ namespace steptime::io {
 inline constexpr std::uintmax_t max_trace_bytes = 64u << 20;
 
 namespace kernel_trace_detail {
-
-// The fields of one CSV line, with RFC 4180 quoting on one line.
-inline std::vector<std::string> split_csv(std::string_view line, const std::string& where) {
-    std::vector<std::string> fields(1);
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (c == ',') {
-            fields.emplace_back();
-        } else if (c == '"' && steptime::detail::trim(fields.back()).empty()) {
-            const std::size_t start = i;
-            fields.back().clear();
-            for (++i;; ++i) {
-                if (i >= line.size())
-                    throw parse_error(where + "unterminated quoted field at character " + std::to_string(start + 1));
-                if (line[i] != '"') {
-                    fields.back() += line[i];
-                } else if (i + 1 < line.size() && line[i + 1] == '"') {
-                    fields.back() += '"';
-                    ++i;
-                } else {
-                    break;
-                }
-            }
-            const auto next = line.find_first_not_of(" \t", i + 1);
-            if (next != std::string_view::npos && line[next] != ',')
-                throw parse_error(where + "text after the closing quote of field " + std::to_string(fields.size()));
-            i = next == std::string_view::npos ? line.size() : next - 1;
-        } else {
-            fields.back() += c;
-        }
-    }
-    for (std::string& f : fields) f = std::string(steptime::detail::trim(f));
-    return fields;
-}
 
 // The columns, in a namespace of their own: `bytes` and `flops` would hide the quantities.
 namespace col {
@@ -1207,51 +1755,42 @@ inline bool is_category(const nlohmann::json& event, std::string_view wanted) {
 // The measured operations of a kernel CSV (format above); `origin` (a file name) starts every error.
 inline std::vector<scale::measured_op> parse_kernel_csv(std::string_view text, const std::string& origin = "<kernels>") {
     namespace kt = kernel_trace_detail;
+    const steptime::detail::csv_table t(text, origin);
     std::array<std::optional<std::size_t>, kt::col::count> index{};
-    std::size_t width = 0;
+    {
+        const std::string where = t.where(t.header_line());
+        const auto& cells = t.header();
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            const auto known = std::find(kt::column_names.begin(), kt::column_names.end(), cells[i]);
+            if (known == kt::column_names.end()) {
+                std::string list;
+                for (std::string_view n : kt::column_names) {
+                    if (!list.empty()) list += ", ";
+                    list += n;
+                }
+                throw parse_error(where + "unknown column '" + cells[i] + "' in the header (expected " + list + ")");
+            }
+            auto& slot = index[static_cast<std::size_t>(known - kt::column_names.begin())];
+            if (slot) throw parse_error(where + "column '" + cells[i] + "' appears twice in the header");
+            slot = i;
+        }
+        for (const auto required : {kt::col::name, kt::col::duration_us})
+            if (!index[required])
+                throw parse_error(where + "the header lacks the required column '" +
+                                  std::string(kt::column_names[required]) + "'");
+        int geometry = 0;
+        for (std::size_t c = kt::col::grid_x; c <= kt::col::block_z; ++c) geometry += index[c].has_value();
+        if (geometry != 0 && geometry != 6)
+            throw parse_error(where + "give all six columns grid_x, grid_y, grid_z, block_x, block_y, block_z or none");
+        if (index[kt::col::flops].has_value() != index[kt::col::bytes].has_value())
+            throw parse_error(where + "give both columns flops and bytes, or neither");
+    }
     std::vector<scale::measured_op> ops;
     std::vector<std::size_t> op_time_line;  // per op, the line that gave its wall time (0: none)
-    std::size_t line_no = 0;
-    while (!text.empty()) {
-        const auto eol = text.find('\n');
-        const std::string_view line = steptime::detail::trim(text.substr(0, eol));
-        text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
-        ++line_no;
-        if (line.empty() || line.front() == '#') continue;
-        const std::string where = origin + ":" + std::to_string(line_no) + ": ";
-        const std::vector<std::string> cells = kt::split_csv(line, where);
-        if (width == 0) {  // the header
-            for (std::size_t i = 0; i < cells.size(); ++i) {
-                const auto known = std::find(kt::column_names.begin(), kt::column_names.end(), cells[i]);
-                if (known == kt::column_names.end()) {
-                    std::string list;
-                    for (std::string_view n : kt::column_names) {
-                        if (!list.empty()) list += ", ";
-                        list += n;
-                    }
-                    throw parse_error(where + "unknown column '" + cells[i] + "' in the header (expected " + list + ")");
-                }
-                auto& slot = index[static_cast<std::size_t>(known - kt::column_names.begin())];
-                if (slot) throw parse_error(where + "column '" + cells[i] + "' appears twice in the header");
-                slot = i;
-            }
-            for (const auto required : {kt::col::name, kt::col::duration_us})
-                if (!index[required])
-                    throw parse_error(where + "the header lacks the required column '" +
-                                      std::string(kt::column_names[required]) + "'");
-            int geometry = 0;
-            for (std::size_t c = kt::col::grid_x; c <= kt::col::block_z; ++c) geometry += index[c].has_value();
-            if (geometry != 0 && geometry != 6)
-                throw parse_error(where + "give all six columns grid_x, grid_y, grid_z, block_x, block_y, block_z or none");
-            if (index[kt::col::flops].has_value() != index[kt::col::bytes].has_value())
-                throw parse_error(where + "give both columns flops and bytes, or neither");
-            width = cells.size();
-            continue;
-        }
-        if (cells.size() != width)
-            throw parse_error(where + std::to_string(cells.size()) + " fields, expected " + std::to_string(width) +
-                              " as in the header");
-        const kt::csv_row row{index, cells, where};
+    for (std::size_t r = 0; r < t.rows(); ++r) {
+        const std::size_t line_no = t.line(r);
+        const std::string where = t.where(line_no);
+        const kt::csv_row row{index, t.record(r), where};
         scale::measured_kernel k{.name = std::string(row.cell(kt::col::name))};
         if (k.name.empty()) throw parse_error(where + "column 'name' is empty");
         const auto duration = row.number(kt::col::duration_us, true);
@@ -1308,7 +1847,6 @@ inline std::vector<scale::measured_op> parse_kernel_csv(std::string_view text, c
         }
         current.kernels.push_back(std::move(k));
     }
-    if (width == 0) throw parse_error(origin + ": empty; expected a header such as 'name,duration_us'");
     if (ops.empty()) throw parse_error(origin + ": no kernels after the header");
     return ops;
 }
@@ -1396,6 +1934,199 @@ inline std::vector<scale::measured_op> load_measured(const std::filesystem::path
 
 }  // namespace steptime::io
 // ---- end steptime/io/kernel_trace.hpp ----
+// ---- begin steptime/eta.hpp ----
+// steptime/eta.hpp: remaining time of a running job from its progress (AI Gauge's online estimate, Dube, Suk,
+// Wang, SBAC-PAD 2019; habitat-and-empirical-models.md 7.2): remaining iterations x a windowed moving average
+// of the time per iteration, with a prediction band, and re-targeted to other hardware by a model's ratio.
+//
+// The rules, in order:
+// 1. Intervals. Consecutive samples of one segment (a span with one clock: a log, or one epoch's progress
+//    bar) make an interval of n = di iterations and dt seconds; its time per iteration is x = dt / n. Of
+//    consecutive samples with the same time only the first counts: a clock of coarse resolution (tqdm's
+//    whole seconds) shows the time at which its display changed.
+// 2. Warm-up. The first `warmup` intervals of each segment are dropped (start-up: data-loader workers,
+//    cuDNN autotuning, graph compilation).
+// 3. Window. The last `window` intervals left, across segments, are the window.
+// 4. Outliers. With m the window's median x and MAD its median absolute deviation, an interval is an
+//    outlier when |x - m| > max(5 x 1.4826 MAD, 0.25 m): 1.4826 MAD estimates the standard deviation of
+//    normal noise (so 5 of them trims no ordinary interval), and the 25% floor keeps one-clock-tick jitter
+//    when the MAD is 0. Evaluation and checkpoint pauses are such outliers. Outliers are dropped.
+// 5. Mean. per_iteration = sum dt / sum n over the kept intervals (total time over total iterations).
+// 6. Band. remaining = N x per_iteration, N the iterations left. If iteration times are independent with
+//    variance s2 per iteration, the error of the remaining time, the future's own noise plus the mean's,
+//    has variance s2 N + N^2 s2 / W (W the window's kept iterations). With intervals of n_bar = W / K
+//    iterations, s2 = n_bar s^2 (s the standard deviation of the K kept x), so its standard deviation is
+//    s sqrt(N (N + W) / K). The band is remaining -/+ t sqrt(N (N + W) / K) s, t Student's 97.5% quantile
+//    for K - 1 degrees of freedom: a 95% prediction interval for a stationary job. It does not cover drift
+//    (a job that slows), pauses to come (see remaining_with_pauses), nor, after retargeting, the error of
+//    the model whose ratio scaled it.
+
+
+
+namespace steptime {
+
+// One progress report: the job had finished `iteration` iterations at `time` (on the clock of `segment`;
+// only differences within a segment count).
+struct progress_sample {
+    std::int64_t iteration = 0;
+    seconds time{};
+    int segment = 0;
+};
+
+struct eta_options {
+    std::size_t window = 50;  // intervals in the moving average
+    std::size_t warmup = 1;   // intervals dropped at the start of each segment
+};
+
+struct eta_estimate {
+    std::int64_t done = 0;             // iterations finished
+    std::int64_t total = 0;            // iterations in the job
+    seconds per_iteration{};           // rule 5
+    seconds per_iteration_spread{};    // s: standard deviation of the kept intervals' time per iteration
+    seconds remaining{};               // (total - done) x per_iteration
+    seconds remaining_low{};           // the 95% band of rule 6 (never below 0)
+    seconds remaining_high{};
+    seconds remaining_with_pauses{};   // (total - done) x the window's mean with its outliers kept
+    std::size_t intervals = 0;         // intervals in the window
+    std::size_t outliers = 0;          // of which dropped by rule 4
+    std::int64_t window_iterations = 0;  // iterations of the kept intervals
+    std::size_t warmup_dropped = 0;    // intervals dropped by rule 2
+};
+
+namespace detail {
+
+// Student's t 97.5% quantile (two-sided 95%) for `df` degrees of freedom: the table of any statistics text
+// for df <= 30, then the Cornish-Fisher expansion z + (z^3 + z) / (4 df) (within 0.003 of the table at 30).
+inline double t_quantile_975(std::size_t df) {
+    static constexpr double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                       2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                       2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    if (df == 0) throw invalid_argument("t quantile: no degrees of freedom");
+    if (df <= 30) return table[df - 1];
+    constexpr double z = 1.959964;
+    return z + (z * z * z + z) / (4.0 * static_cast<double>(df));
+}
+
+// The median of `v` (sorted in place).
+inline double median(std::vector<double>& v) {
+    std::ranges::sort(v);
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+struct eta_interval {
+    double iterations = 0;
+    double dt = 0;
+    double per_iteration() const { return dt / iterations; }
+};
+
+}  // namespace detail
+
+// The estimate for a job of `total` iterations that has finished `done` (at least the last sample's iteration:
+// a log may show progress past its last timed line). Throws invalid_argument on samples out of order, on
+// non-finite times, and when fewer than 2 intervals are left after warm-up.
+inline eta_estimate estimate_eta(std::span<const progress_sample> samples, std::int64_t done, std::int64_t total,
+                                 const eta_options& opt = {}) {
+    if (opt.window < 2) throw invalid_argument("window of " + std::to_string(opt.window) + " intervals, expected at least 2");
+    if (samples.empty()) throw invalid_argument("no progress samples");
+    if (total < 1) throw invalid_argument("total of " + std::to_string(total) + " iterations, expected at least 1");
+    if (done < samples.back().iteration)
+        throw invalid_argument("finished iterations " + std::to_string(done) + " are behind the last sample's " +
+                               std::to_string(samples.back().iteration));
+    if (done > total)
+        throw invalid_argument("the job is at iteration " + std::to_string(done) + ", past its total of " +
+                               std::to_string(total) + " iterations");
+
+    // Rules 1 and 2.
+    std::vector<detail::eta_interval> all;
+    eta_estimate e;
+    std::size_t in_segment = 0;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        const progress_sample& s = samples[i];
+        if (!std::isfinite(s.time.value()))
+            throw invalid_argument("progress sample " + std::to_string(i) + " has a non-finite time");
+        if (i == 0 || s.segment != samples[i - 1].segment) {
+            in_segment = 0;
+            continue;
+        }
+        const progress_sample* prev = &samples[i - 1];
+        if (s.iteration <= prev->iteration || s.time < prev->time)
+            throw invalid_argument("progress sample " + std::to_string(i) + " (iteration " + std::to_string(s.iteration) +
+                                   ") is not after the one before it (iteration " + std::to_string(prev->iteration) +
+                                   "): iterations must increase and times must not decrease within a segment");
+        if (s.time == prev->time) continue;
+        // Back to the first sample of the run of equal times before this one.
+        std::size_t first = i - 1;
+        while (first > 0 && samples[first - 1].segment == s.segment && samples[first - 1].time == prev->time) --first;
+        prev = &samples[first];
+        if (in_segment++ < opt.warmup) {
+            ++e.warmup_dropped;
+            continue;
+        }
+        all.push_back({static_cast<double>(s.iteration - prev->iteration), (s.time - prev->time).value()});
+    }
+    if (all.size() < 2)
+        throw invalid_argument("progress of " + std::to_string(samples.size()) + " samples gives " +
+                               std::to_string(all.size()) + " interval(s) after dropping " +
+                               std::to_string(e.warmup_dropped) +
+                               " of warm-up, expected at least 2 (wait for more progress, or drop less warm-up)");
+
+    // Rules 3 and 4.
+    const std::span<const detail::eta_interval> window =
+        std::span(all).subspan(all.size() - std::min(all.size(), opt.window));
+    std::vector<double> x;
+    for (const auto& w : window) x.push_back(w.per_iteration());
+    const double m = detail::median(x);
+    for (double& v : x) v = std::abs(v - m);
+    const double mad = detail::median(x);
+    const double limit = std::max(5 * 1.4826 * mad, 0.25 * m);
+    std::vector<detail::eta_interval> kept;
+    double window_dt = 0, window_n = 0;
+    for (const auto& w : window) {
+        window_dt += w.dt, window_n += w.iterations;
+        if (std::abs(w.per_iteration() - m) <= limit) kept.push_back(w);
+    }
+    e.intervals = window.size();
+    e.outliers = window.size() - kept.size();
+
+    // Rule 5.
+    double dt = 0, n = 0;
+    for (const auto& k : kept) dt += k.dt, n += k.iterations;
+    const double mean = dt / n;  // > 0: equal times make no interval (rule 1)
+
+    // Rule 6. k >= 2: the intervals within one MAD of the median, at least half of the window's >= 2, are kept.
+    const std::size_t k = kept.size();
+    double ss = 0;
+    for (const auto& i : kept) ss += (i.per_iteration() - mean) * (i.per_iteration() - mean);
+    const double s = std::sqrt(ss / static_cast<double>(k - 1));
+    const double left = static_cast<double>(total - done);
+    const double half = detail::t_quantile_975(k - 1) * s * std::sqrt(left * (left + n) / static_cast<double>(k));
+
+    e.done = done;
+    e.total = total;
+    e.per_iteration = seconds_of(mean);
+    e.per_iteration_spread = seconds_of(s);
+    e.remaining = seconds_of(left * mean);
+    e.remaining_low = seconds_of(std::max(0.0, left * mean - half));
+    e.remaining_high = seconds_of(left * mean + half);
+    e.remaining_with_pauses = seconds_of(left * window_dt / window_n);
+    e.window_iterations = static_cast<std::int64_t>(n);
+    return e;
+}
+
+// The estimate on other hardware: every time scaled by `r` = the model's step time there / here. The band
+// stays the measured one, scaled; the model's own error is not in it.
+inline eta_estimate retarget(eta_estimate e, ratio r) {
+    if (!(std::isfinite(r.value()) && r.value() > 0))
+        throw invalid_argument("retargeting ratio is " + std::to_string(r.value()) + ", expected a finite positive number");
+    for (seconds* t : {&e.per_iteration, &e.per_iteration_spread, &e.remaining, &e.remaining_low, &e.remaining_high,
+                       &e.remaining_with_pauses})
+        *t = *t * r;
+    return e;
+}
+
+}  // namespace steptime
+// ---- end steptime/eta.hpp ----
 // ---- begin steptime/io/progress_log.hpp ----
 // steptime/io/progress_log.hpp: a running job's progress from its log, for estimate_eta (eta.hpp).
 //
@@ -1610,6 +2341,14 @@ inline std::string where(const std::string& origin, const log_line& l) {
     return origin + ":" + std::to_string(l.number) + ": ";
 }
 
+// a x b + c iterations, from counts on line `l`; an error naming the line when it overflows 64-bit integers.
+inline std::int64_t iterations(std::int64_t a, std::int64_t b, std::int64_t c, const std::string& origin, const log_line& l) {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r) || __builtin_add_overflow(r, c, &r))
+        throw parse_error(where(origin, l) + "the iteration count overflows 64-bit integers");
+    return r;
+}
+
 inline progress_log parse_simple(const std::vector<log_line>& lines, const std::string& origin) {
     progress_log log{.format = progress_format::simple};
     std::size_t total_line = 0;
@@ -1724,13 +2463,13 @@ inline progress_log parse_tqdm(const std::vector<log_line>& lines, const std::st
         }
         if (!same) {
             ++segment;
-            if (!epochs && prev) offset += prev->total;
+            if (!epochs && prev) offset = iterations(1, offset, prev->total, origin, *b.line);
         }
-        const std::int64_t at = epochs ? *b.epoch * b.total + b.n : offset + b.n;
+        const std::int64_t at = iterations(epochs ? *b.epoch : 1, epochs ? b.total : offset, b.n, origin, *b.line);
         log.samples.push_back({at, seconds_of(b.elapsed), segment});
         log.position = at;
         log.per_epoch = b.total;
-        if (b.last_epoch) log.total = (*b.last_epoch + 1) * b.total;
+        if (b.last_epoch) log.total = iterations(*b.last_epoch, b.total, b.total, origin, *b.line);
         prev = &b;
     }
     if (!epochs && segment == 0) log.total = prev->total;
@@ -1738,15 +2477,17 @@ inline progress_log parse_tqdm(const std::vector<log_line>& lines, const std::st
 }
 
 // The finer of two roundings of one time: `a` and `b` seconds, each written with `a_dec`, `b_dec` decimals in
-// units of `a_unit`, `b_unit` seconds; the finer has the smaller rounding step relative to its value.
+// units of `a_unit`, `b_unit` seconds; the finer has the smaller rounding step relative to its value. `a` is
+// finite; `b`, a product, may not be, and is then not taken.
 inline double finer(double a, int a_dec, double a_unit, double b, int b_dec, double b_unit) {
     const double ra = std::pow(10.0, -a_dec) * a_unit / a, rb = std::pow(10.0, -b_dec) * b_unit / b;
-    return ra <= rb ? a : b;
+    return ra <= rb || !std::isfinite(b) ? a : b;
 }
 
 inline progress_log parse_keras(const std::vector<log_line>& lines, const std::string& origin) {
     progress_log log{.format = progress_format::keras};
     std::optional<std::int64_t> epoch, epochs, steps;
+    const log_line* epoch_line = nullptr;  // the last Epoch line
     std::int64_t ended = -1;  // the epoch whose end was read last
     bool epoch_over = false;
     double clock = 0;
@@ -1766,6 +2507,7 @@ inline progress_log parse_keras(const std::vector<log_line>& lines, const std::s
                 }
                 epoch = e->first;
                 epochs = e->second;
+                epoch_line = &l;
                 epoch_over = false;
                 continue;
             }
@@ -1786,7 +2528,7 @@ inline progress_log parse_keras(const std::vector<log_line>& lines, const std::s
                                          : std::string()));
             }
             steps = of;
-            log.position = (*epoch - 1) * of + done;
+            log.position = iterations(*epoch - 1, of, done, origin, l);
             // The end of the epoch: its seconds, `<T>s`, and the optional `<P>ms/step` (or s/step, us/step).
             std::optional<double> epoch_s, step_s;
             int epoch_dec = 0, step_dec = 0;
@@ -1820,17 +2562,20 @@ inline progress_log parse_keras(const std::vector<log_line>& lines, const std::s
             if (ended != *epoch - 1) {  // not right after the last ended epoch: a new clock
                 ++segment;
                 clock = 0;
-                log.samples.push_back({(*epoch - 1) * of, seconds_of(0), segment});
+                log.samples.push_back({iterations(*epoch - 1, of, 0, origin, l), seconds_of(0), segment});
             }
             clock += took;
-            log.samples.push_back({*epoch * of, seconds_of(clock), segment});
+            if (!std::isfinite(clock))
+                throw parse_error(where(origin, l) + "'" + std::string(r) + "': the epochs' seconds add up to more than " +
+                                  "a double holds");
+            log.samples.push_back({log.position, seconds_of(clock), segment});  // done = of: the epoch's end
             ended = *epoch;
             epoch_over = true;
         }
     }
     if (steps) {
         log.per_epoch = steps;
-        if (epochs) log.total = *epochs * *steps;
+        if (epochs) log.total = iterations(*epochs, *steps, 0, origin, *epoch_line);
     }
     return log;
 }

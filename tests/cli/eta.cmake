@@ -27,7 +27,7 @@ set_tests_properties(cli_eta_retarget_table PROPERTIES PASS_REGULAR_EXPRESSION
 
 cli_fails(eta_no_total "lightning-progress.log: the log does not say how many iterations the job has; give --total"
           eta --log ${examples_data}/lightning-progress.log)
-cli_fails(eta_not_a_log "README.md:3: expected '<time> <iteration>\\[/<total>\\]'" eta --log ${PROJECT_SOURCE_DIR}/README.md)
+cli_fails(eta_not_a_log "CMakeLists.txt:1: expected '<time> <iteration>\\[/<total>\\]'" eta --log ${PROJECT_SOURCE_DIR}/CMakeLists.txt)
 cli_fails(eta_missing_file "no-such.log: cannot read the file" eta --log ${examples_data}/no-such.log)
 cli_fails(eta_to_alone "--to needs --from \\(the job's device\\) and --model" eta --log ${examples_data}/train-progress.log
           --to a100-sxm4-40gb)

@@ -45,5 +45,17 @@ cli_fails(scale_malformed_trace "${e}.*tests/data/bad/malformed.json: malformed 
           scale --measured ${PROJECT_SOURCE_DIR}/tests/data/bad/malformed.json --from t4 --to a10)
 cli_fails(scale_not_a_trace "${e}.*data/devices/example-gpu.json: no 'traceEvents' member"
           scale --measured ${PROJECT_SOURCE_DIR}/data/devices/example-gpu.json --from t4 --to a10)
-cli_fails(scale_not_a_csv "${e}.*CMakeLists.txt:1: unknown column 'cmake_minimum_required\\(VERSION 3.20\\)'"
-          scale --measured ${PROJECT_SOURCE_DIR}/CMakeLists.txt --from t4 --to a10)
+set(weather_csv ${CMAKE_CURRENT_BINARY_DIR}/weather.csv)
+file(WRITE ${weather_csv} "# not kernels\ndate,temperature\n2024-01-01,5\n")
+cli_fails(scale_not_a_kernel_csv "${e}.*weather.csv:2: unknown column 'date' in the header \\(expected name, duration_us"
+          scale --measured ${weather_csv} --from t4 --to a10)
+
+# Mode anchored-roofline: a 100 us kernel of 1e12 FLOPs and 1e9 bytes is compute-bound on both GPUs, so it
+# scales by the FP32 peaks' ratio, v100-sxm2-16gb 15.7 TFLOP/s over a100-sxm4-40gb 19.5: 100 x 15.7/19.5 = 80.5 us.
+set(anchored_csv ${CMAKE_CURRENT_BINARY_DIR}/anchored-kernels.csv)
+file(WRITE ${anchored_csv} "name,duration_us,flops,bytes\ngemm,100,1e12,1e9\n")
+add_test(NAME cli_scale_anchored_roofline
+         COMMAND ${cli} scale --measured ${anchored_csv} --from v100-sxm2-16gb --to a100-sxm4-40gb --mode anchored-roofline)
+set_tests_properties(cli_scale_anchored_roofline PROPERTIES PASS_REGULAR_EXPRESSION "gemm +1 +100\\.0 +80\\.5 +0\\.805")
+cli_fails(scale_anchored_without_counts "${e}kernel 'cask_cudnn::computeOffsetsKernel': mode anchored-roofline needs the kernel's FLOPs and bytes"
+          scale --measured ${examples_data}/kernels-v100.csv --from v100-sxm2-16gb --to t4 --mode anchored-roofline)

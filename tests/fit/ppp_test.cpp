@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,8 @@ TEST_CASE("ppp: pass-time CSV") {
     CHECK(err(h + "alexnet,k80,0,forward,10\n") == "m.csv:2: column 'batch': '0', expected a batch size of at least 1");
     CHECK(err(h + "alexnet,k80,8,forward,-1\n") == "m.csv:2: column 'time_ms': '-1', expected a positive time in milliseconds");
     CHECK(err(h + "alexnet,k80,8,forward,nan\n") == "m.csv:2: column 'time_ms': 'nan', expected a positive time in milliseconds");
+    CHECK(err(h + "alexnet,k80,8,forward,1e-321\n") ==  // underflows to 0 s
+          "m.csv:2: column 'time_ms': '1e-321', expected a positive time in milliseconds (a finite, non-zero time in seconds)");
     CHECK(err(h + ",k80,8,forward,1\n") == "m.csv:2: column 'network': '', expected a zoo network or a PALEO JSON file");
     CHECK(err(h + "alexnet,k80,8,forward\n") == "m.csv:2: 4 fields, expected 5 as in the header");
     CHECK(err(h + "\"alexnet\"x,k80,8,forward,1\n") == "m.csv:2: text after a quoted field, expected a comma");
@@ -239,4 +242,23 @@ TEST_CASE("ppp: fitted on TensorFlow's Titan X rows, it predicts Torch's") {
     // Both efficiencies are finite and positive; compute is within a factor 2 of the nominal peak.
     CHECK(f.profile.compute_efficiency.value() > 0.5);
     CHECK(f.profile.compute_efficiency.value() < 2);
+}
+
+// fuzz/regressions/measurements: the inputs fuzz/measurements_fuzzer.cpp found (the robustness suite
+// replays the other readers' ones; these need fit/, outside the single header). Each is read or refused
+// with a steptime::error, as the fuzzer does it.
+TEST_CASE("ppp: the measurement readers' fuzz regressions are read or refused") {
+    std::size_t replayed = 0;
+    for (const auto& f : std::filesystem::directory_iterator(std::string(STEPTIME_SOURCE_DIR) + "/fuzz/regressions/measurements")) {
+        if (f.path().filename() == ".gitkeep") continue;
+        INFO(f.path().string());
+        const std::string text = io::read_file(f.path());
+        try { (void)parse_pass_times(text, "f"); } catch (const steptime::error&) {}
+        if (const auto nul = text.find('\0'); nul != std::string::npos)
+            try {
+                (void)parse_published_times(std::string_view(text).substr(0, nul), "p", std::string_view(text).substr(nul + 1), "c");
+            } catch (const steptime::error&) {}
+        ++replayed;
+    }
+    CHECK(replayed >= 3);  // the three inputs fixed with measurements.hpp's positive_time
 }

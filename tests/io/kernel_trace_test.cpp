@@ -79,7 +79,7 @@ TEST_CASE("trace: CSV grouping, quoting and optional columns") {
 }
 
 TEST_CASE("trace: bad kernel CSVs are refused naming the file, line and column") {
-    CHECK(contains(csv_error(""), "k.csv: empty; expected a header"));
+    CHECK(contains(csv_error(""), "k.csv: empty, expected a header line naming the columns"));
     CHECK(contains(csv_error("name,duration_us\n"), "k.csv: no kernels after the header"));
     CHECK(contains(csv_error("name,duration_us,colour\n"), "k.csv:1: unknown column 'colour' in the header (expected name, duration_us"));
     CHECK(contains(csv_error("name,op\n"), "k.csv:1: the header lacks the required column 'duration_us'"));
@@ -92,8 +92,8 @@ TEST_CASE("trace: bad kernel CSVs are refused naming the file, line and column")
     CHECK(contains(csv_error("name,duration_us\na,\n"), "column 'duration_us' is ''"));
     CHECK(contains(csv_error("name,duration_us\n,1\n"), "k.csv:2: column 'name' is empty"));
     CHECK(contains(csv_error("name,duration_us\na,1,2\n"), "k.csv:2: 3 fields, expected 2 as in the header"));
-    CHECK(contains(csv_error("name,duration_us\n\"a,1\n"), "k.csv:2: unterminated quoted field at character 1"));
-    CHECK(contains(csv_error("name,duration_us\n\"a\"x,1\n"), "text after the closing quote of field 1"));
+    CHECK(contains(csv_error("name,duration_us\n\"a,1\n"), "k.csv:2: a quoted field has no closing quote"));
+    CHECK(contains(csv_error("name,duration_us\n\"a\"x,1\n"), "k.csv:2: text after a quoted field, expected a comma"));
     const std::string geometry = "name,duration_us,grid_x,grid_y,grid_z,block_x,block_y,block_z,registers\n";
     CHECK(contains(csv_error(geometry + "a,1,1,1,1,2048,1,1,32\n"), "k.csv:2: kernel 'a': block_x is 2048, expected 1 to 1024"));
     CHECK(contains(csv_error(geometry + "a,1,1,1,1,1,,1,32\n"), "must be all filled or all empty"));

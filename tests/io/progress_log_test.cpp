@@ -173,6 +173,8 @@ TEST_CASE("progress log, Keras: errors") {
                    "job.log:3: '50/90': expected <step>/<steps> with step <= steps and 100 steps per epoch"));
     CHECK(contains(parse_fails("Epoch 1/10\n120/100 - ETA: 5s\n1/100\n"), "job.log:2:"));
     CHECK(contains(parse_fails("Epoch 1/10\n50/100 - ETA: 5s\n"), "no timed progress in the keras format"));
+    CHECK(contains(parse_fails("Epoch 9223372036854775807/9223372036854775807\n2/2 - 1s\n1/2\n"),
+                   "job.log:2: the iteration count overflows 64-bit integers"));
 }
 
 TEST_CASE("progress log: the example logs") {

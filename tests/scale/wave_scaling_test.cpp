@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <steptime/io.hpp>  // wave_scaling.hpp comes with its reader
 #include <steptime/steptime.hpp>
 #include "support/csv.hpp"
 #include "support/errors.hpp"
@@ -212,11 +213,14 @@ TEST_CASE("scale: without launch geometry, the large-grid limit at equal occupan
 
 TEST_CASE("scale: the same GPU on both sides gives back the measured time, in every mode") {
     const device& a = devices::get("a100-sxm4-40gb");
-    for (const auto mode : {scaling_mode::wave, scaling_mode::habitat_code, scaling_mode::habitat_eq2, scaling_mode::resimplified})
+    for (const auto mode : {scaling_mode::wave, scaling_mode::habitat_code, scaling_mode::habitat_eq2, scaling_mode::resimplified,
+                            scaling_mode::anchored_roofline})
         for (const auto kind : {kernel_class::memory, kernel_class::compute})
             for (const auto& launch : {std::optional<launch_geometry>{}, std::optional(grid_of(1)), std::optional(grid_of(777, 96, 61, 5000))}) {
                 INFO(to_string(mode), " ", to_string(kind));
-                const auto k = kernel(kind, launch, 0.7);  // below the launch floor too
+                auto k = kernel(kind, launch, 0.7);  // below the launch floor too
+                k.work = flops_of(kind == kernel_class::compute ? 1e9 : 1e6);
+                k.traffic = bytes_of(1e6);
                 CHECK(close(to_double(scale::scale_kernel(k, a, a, {.mode = mode}).predicted), 0.7e-6, 1e-12));
             }
 }
@@ -240,6 +244,24 @@ TEST_CASE("scale: the anchored ratio T x M(dest) / M(origin) (6.3)") {
     CHECK(close(to_double(scale::anchored_ratio(milliseconds_of(10), milliseconds_of(4), milliseconds_of(2))), 5e-3));
     const auto err = message_of<invalid_argument>([] { scale::anchored_ratio(seconds_of(1), seconds_of(0), seconds_of(1)); });
     CHECK(contains(err, "model_origin is 0"));
+}
+
+TEST_CASE("scale: mode anchored-roofline, the measured time x roofline(to) / roofline(from) (6.3)") {
+    // Habitat's table: V100 6716 GFLOP/s and 739 GB/s (ridge 9.1 FLOP/B), T4 1804 and 239 (ridge 7.5).
+    measured_kernel k = kernel(kernel_class::unknown, grid_of(5000));
+    const auto anchored = [&](double flops, double bytes) {
+        k.work = flops_of(flops);
+        k.traffic = bytes_of(bytes);
+        return ratio_of_scaling(k, scaling_mode::anchored_roofline);
+    };
+    CHECK(close(anchored(1e12, 1e9), 6716.0 / 1804));  // 1000 FLOP/B: compute-bound on both
+    CHECK(close(anchored(1e9, 1e9), 739.0 / 239));     // 1 FLOP/B: memory-bound on both
+    // 8 FLOP/B: memory-bound on the V100 (8 < 9.1), compute-bound on the T4 (8 > 7.5).
+    CHECK(close(anchored(8e9, 1e9), (8e9 / 1804e9) / (1e9 / 739e9)));
+    k.work.reset();
+    k.traffic.reset();
+    CHECK(contains(message_of<invalid_argument>([&] { ratio_of_scaling(k, scaling_mode::anchored_roofline); }),
+                   "kernel 'k': mode anchored-roofline needs the kernel's FLOPs and bytes"));
 }
 
 TEST_CASE("scale: bad kernels are refused with their name") {

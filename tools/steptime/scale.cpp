@@ -137,8 +137,10 @@ void add_scale_command(CLI::App& app) {
     cmd->add_option("--measured", o->measured, "kernel CSV or PyTorch profiler (Kineto) trace JSON")->required();
     cmd->add_option("--from", o->from, "the GPU it was measured on: catalog name or device JSON file")->required();
     cmd->add_option("--to", o->to, "the GPU to predict: catalog name or device JSON file")->required();
-    cmd->add_option("--mode", o->mode, "wave (default), habitat-code, habitat-eq2 or resimplified")
-        ->check(CLI::IsMember({"wave", "habitat-code", "habitat-eq2", "resimplified"}));
+    cmd->add_option("--mode", o->mode,
+                    "wave (default), habitat-code, habitat-eq2, resimplified, or anchored-roofline (the measured "
+                    "time x the ratio of the kernel's roofline times; needs flops and bytes)")
+        ->check(CLI::IsMember({"wave", "habitat-code", "habitat-eq2", "resimplified", "anchored-roofline"}));
     cmd->add_option("--launch-floor", o->launch_floor, "mode wave: shortest prediction of a sub-wave kernel (default 2us)");
     cmd->add_flag("--kernels", o->kernels, "one row per kernel, with gamma and waves");
     cmd->add_option("--format", o->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));

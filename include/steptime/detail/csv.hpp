@@ -1,7 +1,8 @@
 // steptime/detail/csv.hpp: a strict CSV table for the measurement readers. A header row names the
 // columns; every record has as many fields. Fields may be quoted (RFC 4180: "a, b" holds a comma, ""
-// is a quote inside quotes; no line breaks inside a field). Blank lines are skipped and fields are
-// trimmed. Errors are parse_error "origin:line: ...", naming the column and what was expected.
+// is a quote inside quotes; no line breaks inside a field). Blank lines and lines starting with '#'
+// (comments) are skipped and fields are trimmed. Errors are parse_error "origin:line: ...", naming the
+// column and what was expected.
 #pragma once
 
 #include <charconv>
@@ -26,10 +27,11 @@ public:
             const std::string_view line = text.substr(0, eol);
             text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
             ++line_no;
-            if (trim(line).empty()) continue;
+            if (trim(line).empty() || trim(line).starts_with('#')) continue;
             std::vector<std::string> fields = split(line, line_no);
             if (header_.empty()) {
                 header_ = std::move(fields);
+                header_line_ = line_no;
                 continue;
             }
             if (fields.size() != header_.size())
@@ -42,8 +44,11 @@ public:
     }
 
     const std::string& origin() const { return origin_; }
+    const std::vector<std::string>& header() const { return header_; }
+    std::size_t header_line() const { return header_line_; }
     std::size_t rows() const { return cells_.size(); }
     std::size_t line(std::size_t row) const { return lines_[row]; }
+    const std::vector<std::string>& record(std::size_t row) const { return cells_[row]; }
     std::string where(std::size_t line_no) const { return origin_ + ":" + std::to_string(line_no) + ": "; }
 
     std::optional<std::size_t> find(std::string_view column) const {
@@ -135,6 +140,7 @@ private:
 
     std::string origin_;
     std::vector<std::string> header_;
+    std::size_t header_line_ = 0;
     std::vector<std::size_t> lines_;
     std::vector<std::vector<std::string>> cells_;
 };

@@ -21,6 +21,7 @@
 // Errors are parse_error "origin:line: column 'name': ...".
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -67,6 +68,15 @@ inline element_type precision_of(const steptime::detail::csv_table& t, std::size
     if (const auto e = parse_element_type(t.text(row, col))) return *e;
     throw t.bad(row, col, "fp32, tf32, fp16, bf16, fp8 or int8");
 }
+
+// `time`, converted from the cell at `row`, `col`, if finite and positive: a tiny count of milliseconds
+// underflows to 0 s, a batch over a tiny rate overflows to infinity.
+inline seconds positive_time(seconds time, const steptime::detail::csv_table& t, std::size_t row, std::size_t col,
+                             std::string_view expected) {
+    if (!(std::isfinite(time.value()) && time.value() > 0))
+        throw t.bad(row, col, std::string(expected) + " (a finite, non-zero time in seconds)");
+    return time;
+}
 }  // namespace detail
 
 // Form 1 above.
@@ -87,7 +97,8 @@ inline std::vector<pass_measurement> parse_pass_times(std::string_view text, con
         if (m.device.empty()) throw t.bad(r, dev, "a catalog device or a device JSON file");
         m.batch = t.integer(r, batch, 1, max_batch, "a batch size of at least 1");
         m.phase = detail::phase_of(t, r, phase);
-        m.time = milliseconds_of(t.positive(r, time, "a positive time in milliseconds"));
+        constexpr std::string_view ms = "a positive time in milliseconds";
+        m.time = detail::positive_time(milliseconds_of(t.positive(r, time, ms)), t, r, time, ms);
         if (layer) m.layer = t.text(r, *layer);
         if (precision && !t.text(r, *precision).empty()) m.precision = detail::precision_of(t, r, *precision);
         out.push_back(std::move(m));
@@ -124,11 +135,11 @@ inline std::vector<pass_measurement> parse_published_times(std::string_view publ
         if (mt == "forward_ms" || mt == "backward_ms") {
             expect_unit("ms");
             m.phase = mt == "forward_ms" ? measured_phase::forward : measured_phase::backward;
-            m.time = milliseconds_of(v);
+            m.time = detail::positive_time(milliseconds_of(v), p, r, value, "a positive measurement");
         } else if (mt == "images_per_s") {
             expect_unit("images/s");
             m.phase = measured_phase::training;
-            m.time = seconds_of(static_cast<double>(m.batch) / v);
+            m.time = detail::positive_time(seconds_of(static_cast<double>(m.batch) / v), p, r, value, "a positive measurement");
         } else {
             throw p.bad(r, metric, "forward_ms, backward_ms or images_per_s (a time of one GPU's pass or step)");
         }

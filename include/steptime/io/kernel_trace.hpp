@@ -39,7 +39,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "steptime/detail/text.hpp"
+#include "steptime/detail/csv.hpp"
 #include "steptime/devices/catalog.hpp"
 #include "steptime/error.hpp"
 #include "steptime/io/device_json.hpp"
@@ -52,40 +52,6 @@ namespace steptime::io {
 inline constexpr std::uintmax_t max_trace_bytes = 64u << 20;
 
 namespace kernel_trace_detail {
-
-// The fields of one CSV line, with RFC 4180 quoting on one line.
-inline std::vector<std::string> split_csv(std::string_view line, const std::string& where) {
-    std::vector<std::string> fields(1);
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (c == ',') {
-            fields.emplace_back();
-        } else if (c == '"' && steptime::detail::trim(fields.back()).empty()) {
-            const std::size_t start = i;
-            fields.back().clear();
-            for (++i;; ++i) {
-                if (i >= line.size())
-                    throw parse_error(where + "unterminated quoted field at character " + std::to_string(start + 1));
-                if (line[i] != '"') {
-                    fields.back() += line[i];
-                } else if (i + 1 < line.size() && line[i + 1] == '"') {
-                    fields.back() += '"';
-                    ++i;
-                } else {
-                    break;
-                }
-            }
-            const auto next = line.find_first_not_of(" \t", i + 1);
-            if (next != std::string_view::npos && line[next] != ',')
-                throw parse_error(where + "text after the closing quote of field " + std::to_string(fields.size()));
-            i = next == std::string_view::npos ? line.size() : next - 1;
-        } else {
-            fields.back() += c;
-        }
-    }
-    for (std::string& f : fields) f = std::string(steptime::detail::trim(f));
-    return fields;
-}
 
 // The columns, in a namespace of their own: `bytes` and `flops` would hide the quantities.
 namespace col {
@@ -198,51 +164,42 @@ inline bool is_category(const nlohmann::json& event, std::string_view wanted) {
 // The measured operations of a kernel CSV (format above); `origin` (a file name) starts every error.
 inline std::vector<scale::measured_op> parse_kernel_csv(std::string_view text, const std::string& origin = "<kernels>") {
     namespace kt = kernel_trace_detail;
+    const steptime::detail::csv_table t(text, origin);
     std::array<std::optional<std::size_t>, kt::col::count> index{};
-    std::size_t width = 0;
+    {
+        const std::string where = t.where(t.header_line());
+        const auto& cells = t.header();
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            const auto known = std::find(kt::column_names.begin(), kt::column_names.end(), cells[i]);
+            if (known == kt::column_names.end()) {
+                std::string list;
+                for (std::string_view n : kt::column_names) {
+                    if (!list.empty()) list += ", ";
+                    list += n;
+                }
+                throw parse_error(where + "unknown column '" + cells[i] + "' in the header (expected " + list + ")");
+            }
+            auto& slot = index[static_cast<std::size_t>(known - kt::column_names.begin())];
+            if (slot) throw parse_error(where + "column '" + cells[i] + "' appears twice in the header");
+            slot = i;
+        }
+        for (const auto required : {kt::col::name, kt::col::duration_us})
+            if (!index[required])
+                throw parse_error(where + "the header lacks the required column '" +
+                                  std::string(kt::column_names[required]) + "'");
+        int geometry = 0;
+        for (std::size_t c = kt::col::grid_x; c <= kt::col::block_z; ++c) geometry += index[c].has_value();
+        if (geometry != 0 && geometry != 6)
+            throw parse_error(where + "give all six columns grid_x, grid_y, grid_z, block_x, block_y, block_z or none");
+        if (index[kt::col::flops].has_value() != index[kt::col::bytes].has_value())
+            throw parse_error(where + "give both columns flops and bytes, or neither");
+    }
     std::vector<scale::measured_op> ops;
     std::vector<std::size_t> op_time_line;  // per op, the line that gave its wall time (0: none)
-    std::size_t line_no = 0;
-    while (!text.empty()) {
-        const auto eol = text.find('\n');
-        const std::string_view line = steptime::detail::trim(text.substr(0, eol));
-        text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
-        ++line_no;
-        if (line.empty() || line.front() == '#') continue;
-        const std::string where = origin + ":" + std::to_string(line_no) + ": ";
-        const std::vector<std::string> cells = kt::split_csv(line, where);
-        if (width == 0) {  // the header
-            for (std::size_t i = 0; i < cells.size(); ++i) {
-                const auto known = std::find(kt::column_names.begin(), kt::column_names.end(), cells[i]);
-                if (known == kt::column_names.end()) {
-                    std::string list;
-                    for (std::string_view n : kt::column_names) {
-                        if (!list.empty()) list += ", ";
-                        list += n;
-                    }
-                    throw parse_error(where + "unknown column '" + cells[i] + "' in the header (expected " + list + ")");
-                }
-                auto& slot = index[static_cast<std::size_t>(known - kt::column_names.begin())];
-                if (slot) throw parse_error(where + "column '" + cells[i] + "' appears twice in the header");
-                slot = i;
-            }
-            for (const auto required : {kt::col::name, kt::col::duration_us})
-                if (!index[required])
-                    throw parse_error(where + "the header lacks the required column '" +
-                                      std::string(kt::column_names[required]) + "'");
-            int geometry = 0;
-            for (std::size_t c = kt::col::grid_x; c <= kt::col::block_z; ++c) geometry += index[c].has_value();
-            if (geometry != 0 && geometry != 6)
-                throw parse_error(where + "give all six columns grid_x, grid_y, grid_z, block_x, block_y, block_z or none");
-            if (index[kt::col::flops].has_value() != index[kt::col::bytes].has_value())
-                throw parse_error(where + "give both columns flops and bytes, or neither");
-            width = cells.size();
-            continue;
-        }
-        if (cells.size() != width)
-            throw parse_error(where + std::to_string(cells.size()) + " fields, expected " + std::to_string(width) +
-                              " as in the header");
-        const kt::csv_row row{index, cells, where};
+    for (std::size_t r = 0; r < t.rows(); ++r) {
+        const std::size_t line_no = t.line(r);
+        const std::string where = t.where(line_no);
+        const kt::csv_row row{index, t.record(r), where};
         scale::measured_kernel k{.name = std::string(row.cell(kt::col::name))};
         if (k.name.empty()) throw parse_error(where + "column 'name' is empty");
         const auto duration = row.number(kt::col::duration_us, true);
@@ -299,7 +256,6 @@ inline std::vector<scale::measured_op> parse_kernel_csv(std::string_view text, c
         }
         current.kernels.push_back(std::move(k));
     }
-    if (width == 0) throw parse_error(origin + ": empty; expected a header such as 'name,duration_us'");
     if (ops.empty()) throw parse_error(origin + ": no kernels after the header");
     return ops;
 }

@@ -225,6 +225,14 @@ inline std::string where(const std::string& origin, const log_line& l) {
     return origin + ":" + std::to_string(l.number) + ": ";
 }
 
+// a x b + c iterations, from counts on line `l`; an error naming the line when it overflows 64-bit integers.
+inline std::int64_t iterations(std::int64_t a, std::int64_t b, std::int64_t c, const std::string& origin, const log_line& l) {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r) || __builtin_add_overflow(r, c, &r))
+        throw parse_error(where(origin, l) + "the iteration count overflows 64-bit integers");
+    return r;
+}
+
 inline progress_log parse_simple(const std::vector<log_line>& lines, const std::string& origin) {
     progress_log log{.format = progress_format::simple};
     std::size_t total_line = 0;
@@ -339,13 +347,13 @@ inline progress_log parse_tqdm(const std::vector<log_line>& lines, const std::st
         }
         if (!same) {
             ++segment;
-            if (!epochs && prev) offset += prev->total;
+            if (!epochs && prev) offset = iterations(1, offset, prev->total, origin, *b.line);
         }
-        const std::int64_t at = epochs ? *b.epoch * b.total + b.n : offset + b.n;
+        const std::int64_t at = iterations(epochs ? *b.epoch : 1, epochs ? b.total : offset, b.n, origin, *b.line);
         log.samples.push_back({at, seconds_of(b.elapsed), segment});
         log.position = at;
         log.per_epoch = b.total;
-        if (b.last_epoch) log.total = (*b.last_epoch + 1) * b.total;
+        if (b.last_epoch) log.total = iterations(*b.last_epoch, b.total, b.total, origin, *b.line);
         prev = &b;
     }
     if (!epochs && segment == 0) log.total = prev->total;
@@ -353,15 +361,17 @@ inline progress_log parse_tqdm(const std::vector<log_line>& lines, const std::st
 }
 
 // The finer of two roundings of one time: `a` and `b` seconds, each written with `a_dec`, `b_dec` decimals in
-// units of `a_unit`, `b_unit` seconds; the finer has the smaller rounding step relative to its value.
+// units of `a_unit`, `b_unit` seconds; the finer has the smaller rounding step relative to its value. `a` is
+// finite; `b`, a product, may not be, and is then not taken.
 inline double finer(double a, int a_dec, double a_unit, double b, int b_dec, double b_unit) {
     const double ra = std::pow(10.0, -a_dec) * a_unit / a, rb = std::pow(10.0, -b_dec) * b_unit / b;
-    return ra <= rb ? a : b;
+    return ra <= rb || !std::isfinite(b) ? a : b;
 }
 
 inline progress_log parse_keras(const std::vector<log_line>& lines, const std::string& origin) {
     progress_log log{.format = progress_format::keras};
     std::optional<std::int64_t> epoch, epochs, steps;
+    const log_line* epoch_line = nullptr;  // the last Epoch line
     std::int64_t ended = -1;  // the epoch whose end was read last
     bool epoch_over = false;
     double clock = 0;
@@ -381,6 +391,7 @@ inline progress_log parse_keras(const std::vector<log_line>& lines, const std::s
                 }
                 epoch = e->first;
                 epochs = e->second;
+                epoch_line = &l;
                 epoch_over = false;
                 continue;
             }
@@ -401,7 +412,7 @@ inline progress_log parse_keras(const std::vector<log_line>& lines, const std::s
                                          : std::string()));
             }
             steps = of;
-            log.position = (*epoch - 1) * of + done;
+            log.position = iterations(*epoch - 1, of, done, origin, l);
             // The end of the epoch: its seconds, `<T>s`, and the optional `<P>ms/step` (or s/step, us/step).
             std::optional<double> epoch_s, step_s;
             int epoch_dec = 0, step_dec = 0;
@@ -435,17 +446,20 @@ inline progress_log parse_keras(const std::vector<log_line>& lines, const std::s
             if (ended != *epoch - 1) {  // not right after the last ended epoch: a new clock
                 ++segment;
                 clock = 0;
-                log.samples.push_back({(*epoch - 1) * of, seconds_of(0), segment});
+                log.samples.push_back({iterations(*epoch - 1, of, 0, origin, l), seconds_of(0), segment});
             }
             clock += took;
-            log.samples.push_back({*epoch * of, seconds_of(clock), segment});
+            if (!std::isfinite(clock))
+                throw parse_error(where(origin, l) + "'" + std::string(r) + "': the epochs' seconds add up to more than " +
+                                  "a double holds");
+            log.samples.push_back({log.position, seconds_of(clock), segment});  // done = of: the epoch's end
             ended = *epoch;
             epoch_over = true;
         }
     }
     if (steps) {
         log.per_epoch = steps;
-        if (epochs) log.total = *epochs * *steps;
+        if (epochs) log.total = iterations(*epochs, *steps, 0, origin, *epoch_line);
     }
     return log;
 }

@@ -216,6 +216,7 @@ enum class scaling_mode {
     habitat_code,  // Habitat's released code: SM-count ratio, base clocks, no tail effect (section 2.3)
     habitat_eq2,   // Habitat's paper Eq. (2): wave-size ratio, base clocks, no tail effect, no small-kernel case (2.2)
     resimplified,  // Habitat's code without metrics: gamma 1, small kernels unchanged (section 2.3)
+    anchored_roofline,  // section 6.3: the measured time x roofline(destination) / roofline(origin)
 };
 
 inline std::string_view to_string(scaling_mode m) {
@@ -224,12 +225,14 @@ inline std::string_view to_string(scaling_mode m) {
         case scaling_mode::habitat_code: return "habitat-code";
         case scaling_mode::habitat_eq2: return "habitat-eq2";
         case scaling_mode::resimplified: return "resimplified";
+        case scaling_mode::anchored_roofline: return "anchored-roofline";
     }
     return "?";
 }
 
 inline std::optional<scaling_mode> parse_scaling_mode(std::string_view s) {
-    for (const auto m : {scaling_mode::wave, scaling_mode::habitat_code, scaling_mode::habitat_eq2, scaling_mode::resimplified})
+    for (const auto m : {scaling_mode::wave, scaling_mode::habitat_code, scaling_mode::habitat_eq2, scaling_mode::resimplified,
+                         scaling_mode::anchored_roofline})
         if (to_string(m) == s) return m;
     return std::nullopt;
 }
@@ -292,6 +295,20 @@ inline double ceil_div(std::int64_t a, std::int64_t b) { return static_cast<doub
 
 }  // namespace detail
 
+// The anchored ratio (Habitat predictor.py, used with its MLPs; habitat-and-empirical-models.md 3 and 6.3):
+// T_dest = T_measured x M(dest) / M(origin) for any model M's two times, which cancels M's bias for the shape.
+inline seconds anchored_ratio(seconds measured, seconds model_origin, seconds model_destination) {
+    const auto check = [](const char* field, seconds t) {
+        if (!(t.value() > 0) || !std::isfinite(t.value()))
+            throw invalid_argument(std::string("anchored ratio: ") + field + " is " + std::to_string(t.value()) +
+                                   " s, expected a finite positive time");
+    };
+    check("measured", measured);
+    check("model_origin", model_origin);
+    check("model_destination", model_destination);
+    return measured * (model_destination / model_origin);
+}
+
 // One kernel's time on `destination` (habitat-and-empirical-models.md 6.2 steps 1-4 and 6). Throws
 // invalid_argument naming the kernel for a bad measurement or geometry, invalid_device for a device that
 // lacks what the mode needs (sm_count; compute_capability when the geometry is known).
@@ -318,6 +335,15 @@ inline scaled_kernel scale_kernel(const measured_kernel& k, const device& origin
         out.predicted = seconds_of(predicted);
         return out;
     };
+    if (mode == scaling_mode::anchored_roofline) {
+        if (!k.work)
+            throw invalid_argument(what + ": mode anchored-roofline needs the kernel's FLOPs and bytes");
+        // Roofline (Williams et al., CACM 2009): the larger of compute and memory time on each device.
+        const auto roofline = [&](const device& d) {
+            return std::max(*k.work / d.peak_for(k.precision), *k.traffic / d.memory_bandwidth);
+        };
+        return result(to_double(anchored_ratio(k.duration, roofline(origin), roofline(destination))));
+    }
 
     if (!k.launch) {
         // Without geometry no kernel is known to be small, and occupancy is taken equal on both GPUs
@@ -331,6 +357,7 @@ inline scaled_kernel scale_kernel(const measured_kernel& k, const device& origin
                 const double sms = double(detail::require_sms(origin, what)) / detail::require_sms(destination, what);
                 return result(t * std::pow(bandwidth, g) * std::pow(clocks * sms, 1 - g));
             }
+            case scaling_mode::anchored_roofline: break;  // returned above
         }
     }
 
@@ -368,6 +395,7 @@ inline scaled_kernel scale_kernel(const measured_kernel& k, const device& origin
         case scaling_mode::habitat_eq2:  // Habitat Eq. (2) (2.2): (D_o/D_d)^g (W_o/W_d)^(1-g) (C_o/C_d)^(1-g)
             return result(t * std::pow(bandwidth, g) * std::pow(clocks * double(wave_o) / double(wave_d), 1 - g));
         case scaling_mode::resimplified: return result(t * bandwidth);  // Habitat resimplified.py: D_o/D_d
+        case scaling_mode::anchored_roofline: break;  // returned above
     }
     return out;
 }
@@ -420,20 +448,6 @@ inline scaled_run scale_ops(const std::vector<measured_op>& ops, const device& o
         out.predicted += out.ops.back().predicted;
     }
     return out;
-}
-
-// The anchored ratio (Habitat predictor.py, used with its MLPs; habitat-and-empirical-models.md 3 and 6.3):
-// T_dest = T_measured x M(dest) / M(origin) for any model M's two times, which cancels M's bias for the shape.
-inline seconds anchored_ratio(seconds measured, seconds model_origin, seconds model_destination) {
-    const auto check = [](const char* field, seconds t) {
-        if (!(t.value() > 0) || !std::isfinite(t.value()))
-            throw invalid_argument(std::string("anchored ratio: ") + field + " is " + std::to_string(t.value()) +
-                                   " s, expected a finite positive time");
-    };
-    check("measured", measured);
-    check("model_origin", model_origin);
-    check("model_destination", model_destination);
-    return measured * (model_destination / model_origin);
 }
 
 }  // namespace steptime::scale
