@@ -1680,6 +1680,14 @@ struct csv_row {
         return v;
     }
 
+    // A positive time in microseconds that stays positive in seconds (1e-320 us underflows to 0 s).
+    std::optional<seconds> duration(id c) const {
+        const auto us = number(c, true);
+        if (!us) return std::nullopt;
+        if (!(microseconds_of(*us).value() > 0)) fail(c, "a finite positive number of microseconds");
+        return microseconds_of(*us);
+    }
+
     std::optional<std::int64_t> integer(id c, std::int64_t lo, std::int64_t hi) const {
         const std::string_view s = cell(c);
         if (s.empty()) return std::nullopt;
@@ -1793,9 +1801,9 @@ inline std::vector<scale::measured_op> parse_kernel_csv(std::string_view text, c
         const kt::csv_row row{index, t.record(r), where};
         scale::measured_kernel k{.name = std::string(row.cell(kt::col::name))};
         if (k.name.empty()) throw parse_error(where + "column 'name' is empty");
-        const auto duration = row.number(kt::col::duration_us, true);
+        const auto duration = row.duration(kt::col::duration_us);
         if (!duration) row.fail(kt::col::duration_us, "a finite positive number of microseconds");
-        k.duration = microseconds_of(*duration);
+        k.duration = *duration;
         if (index[kt::col::grid_x]) {
             std::array<std::optional<std::int64_t>, 6> dims{};
             for (std::size_t i = 0; i < 6; ++i) dims[i] = row.integer(static_cast<kt::id>(kt::col::grid_x + i), 1, INT64_MAX / 2);
@@ -1831,7 +1839,7 @@ inline std::vector<scale::measured_op> parse_kernel_csv(std::string_view text, c
             k.precision = *type;
         }
         const std::string op_name(row.cell(kt::col::op));
-        const auto wall = row.number(kt::col::op_duration_us, true);
+        const auto wall = row.duration(kt::col::op_duration_us);
         if (wall && op_name.empty()) throw parse_error(where + "op_duration_us without an op");
         if (op_name.empty() || ops.empty() || ops.back().name != op_name || op_time_line.back() == SIZE_MAX) {
             ops.push_back({.name = op_name.empty() ? k.name : op_name});
@@ -1839,10 +1847,10 @@ inline std::vector<scale::measured_op> parse_kernel_csv(std::string_view text, c
         }
         scale::measured_op& current = ops.back();
         if (wall) {
-            if (current.wall_time && to_double(*current.wall_time) != to_double(microseconds_of(*wall)))
+            if (current.wall_time && to_double(*current.wall_time) != to_double(*wall))
                 throw parse_error(where + "op_duration_us of '" + op_name + "' differs from the one on line " +
                                   std::to_string(op_time_line.back()));
-            current.wall_time = microseconds_of(*wall);
+            current.wall_time = *wall;
             op_time_line.back() = line_no;
         }
         current.kernels.push_back(std::move(k));
@@ -1894,7 +1902,8 @@ inline std::vector<scale::measured_op> parse_kineto_trace(std::string_view text,
         if (const auto ph = e.find("ph"); ph != e.end() && *ph != "X")
             r.fail("ph", "\"X\" (a complete event with a duration)");
         const auto dur = e.find("dur");
-        if (dur == e.end() || !dur->is_number() || !(dur->get<double>() > 0) || !std::isfinite(dur->get<double>()))
+        if (dur == e.end() || !dur->is_number() || !std::isfinite(dur->get<double>()) ||
+            !(microseconds_of(dur->get<double>()).value() > 0))  // 1e-320 us underflows to 0 s
             r.fail("dur", "a positive number of microseconds");
         scale::measured_kernel k{.name = name->get<std::string>(), .duration = microseconds_of(dur->get<double>())};
         if (r.arg("grid") || r.arg("block")) {
