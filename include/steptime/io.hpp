@@ -9,6 +9,7 @@
 #include "steptime/io/price_csv.hpp"
 #include "steptime/io/report_json.hpp"
 #include "steptime/io/calibration_json.hpp"
+#include "steptime/io/published_csv.hpp"
 #include "steptime/scale/wave_scaling.hpp"
 #include "steptime/io/kernel_trace.hpp"
 #include "steptime/eta.hpp"

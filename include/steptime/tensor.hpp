@@ -46,6 +46,15 @@ inline std::optional<element_type> parse_element_type(std::string_view s) {
     return std::nullopt;
 }
 
+// A precision as users name it: an element type, or "amp" / "amp-bf16" (automatic mixed precision), which are
+// fp16 and bf16 here: the models run matmuls in half precision on tensor cores where the device has them,
+// keep activations in half precision and update FP32 master weights (cost/work.hpp).
+inline std::optional<element_type> parse_precision(std::string_view s) {
+    if (s == "amp") return element_type::fp16;
+    if (s == "amp-bf16") return element_type::bf16;
+    return parse_element_type(s);
+}
+
 // The shape of one sample (the batch dimension is a parameter of every estimate, not of the
 // network). Images are rank 3 (H, W, C, i.e. NHWC without N); feature vectors rank 1.
 struct tensor_shape {

@@ -21,7 +21,7 @@ struct eta_options {
     std::optional<std::int64_t> total, epochs, batch;
     std::size_t window = 50, warmup = 1;
     std::optional<std::string> from, to, model;
-    std::string cost_model = "paleo", precision = "fp32";
+    std::string cost_model{}, precision = "fp32";  // cost_model empty: the default (kernel)
 };
 
 // Where a retargeted estimate comes from: the predicted steps on both devices.
@@ -177,10 +177,10 @@ void add_eta_command(CLI::App& app) {
     cmd->add_option("--model,-m", o->model, "with --to: the job's network, a zoo name or PALEO JSON file");
     cmd->add_option("--batch,-b", o->batch, "with --to: samples per step (default: the model's own batch)")
         ->check(CLI::Range(std::int64_t{1}, max_batch));
-    cmd->add_option("--cost-model", o->cost_model, "with --to: paleo (default), paleo-compat or roofline")
-        ->check(CLI::IsMember({"paleo", "paleo-compat", "roofline"}));
-    cmd->add_option("--precision", o->precision, "with --to: fp32, tf32, fp16 or bf16")
-        ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+    cmd->add_option("--cost-model", o->cost_model, "with --to: kernel (default), paleo, paleo-compat or roofline")
+        ->check(CLI::IsMember({"kernel", "paleo", "paleo-compat", "roofline"}));
+    cmd->add_option("--precision", o->precision, "with --to: fp32, tf32, fp16, bf16, amp or amp-bf16")
+        ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16", "amp", "amp-bf16"}));
     cmd->add_option("--format", o->format, "table or json")->check(CLI::IsMember({"table", "json"}));
     cmd->callback([o] { run_eta(*o); });
 }

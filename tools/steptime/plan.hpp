@@ -17,7 +17,8 @@ namespace steptime::cli {
 struct options {
     std::string model, devices, batches, workers, comms, networks;
     std::optional<std::string> bandwidth, latency, intra_network, gpus_per_node, calibration;
-    std::string cost_model = "paleo", precision = "fp32", parallelism = "data", scaling = "weak", overlap = "none";
+    // cost_model empty: the default (kernel), which --calibration replaces with paleo's calibrated variant.
+    std::string cost_model{}, precision = "fp32", parallelism = "data", scaling = "weak", overlap = "none";
     std::optional<double> ppp_compute, ppp_memory, ppp_comm, cross_gbps;
     bool pipelined = false;
     std::string format = "table";
@@ -31,7 +32,7 @@ device load_device(const std::string& d);
 // Registers the shared options on `cmd`; `lists` words the help of the grid axes for `sweep`.
 void add_options(CLI::App& cmd, options& o, bool lists);
 
-using any_cost = std::variant<cost::paleo, cost::paleo_compat, cost::roofline, cost::calibrated>;
+using any_cost = std::variant<cost::kernel, cost::paleo, cost::paleo_compat, cost::roofline, cost::calibrated>;
 
 enum class parallelism { data, model, hybrid };
 

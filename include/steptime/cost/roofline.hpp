@@ -52,19 +52,9 @@ struct roofline {
     }
 
 private:
-    // One kernel: the binding resource's time, split into fetch and write by bytes when memory-bound.
     layer_time bound(const op_work& w, const cost_context& c) const {
-        const seconds compute = flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute);
-        const bytes moved = bytes_of(w.bytes_read + w.bytes_written);
-        const seconds memory = moved / (c.dev.memory_bandwidth * ppp_memory);
-        layer_time t{.overhead = launch_overhead, .work = flops_of(w.flops), .traffic = moved};
-        if (compute >= memory) {
-            t.compute = compute;
-        } else {
-            t.fetch = memory * (w.bytes_read / moved.value());
-            t.write = memory - t.fetch;
-        }
-        return t;
+        return detail::roofline_kernel(w, c.dev.peak_for(c.precision) * ppp_compute, c.dev.memory_bandwidth * ppp_memory,
+                                       launch_overhead);
     }
 };
 

@@ -90,6 +90,22 @@ inline void require_overhead(std::string_view model, const char* field, seconds 
                                " s, expected a finite non-negative time");
 }
 
+// One kernel on the roofline: the binding resource's time (split into fetch and write by bytes when memory
+// binds) plus a fixed cost.
+inline layer_time roofline_kernel(const op_work& w, flops_per_second rate, bytes_per_second bandwidth, seconds fixed) {
+    const seconds compute = flops_of(w.flops) / rate;
+    const bytes moved = bytes_of(w.bytes_read + w.bytes_written);
+    const seconds memory = moved / bandwidth;
+    layer_time t{.overhead = fixed, .work = flops_of(w.flops), .traffic = moved};
+    if (compute >= memory) {
+        t.compute = compute;
+    } else {
+        t.fetch = memory * (w.bytes_read / moved.value());
+        t.write = memory - t.fetch;
+    }
+    return t;
+}
+
 // Bandwidth between devices: the given one, else the device's intra-node link, else its memory.
 inline bytes_per_second cross_bandwidth(const std::optional<bytes_per_second>& given, const device& d) {
     return given ? *given : d.intra_node_link ? *d.intra_node_link : d.memory_bandwidth;

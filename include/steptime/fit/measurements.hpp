@@ -12,11 +12,9 @@
 //    precision  optional: fp32 (default), tf32, fp16, bf16, fp8 or int8
 //    id         optional: a label for the reports (default: the line number)
 //
-// 2. Published measurements in validation/measured/calibration.csv's form (columns id, num_gpus,
-//    batch_per_gpu, metric, value, unit, ...), joined by id with a cases file that maps each row to
-//    steptime's terms (validation/measured/cases.csv): id,network,device. Only the rows the cases name
-//    are read. Metrics: forward_ms, backward_ms (a pass), and images_per_s (a training step of
-//    batch_per_gpu samples: time = batch / rate). Rows must be of one GPU.
+// 2. Published measurements in validation/measured/calibration.csv's form, joined by id with a cases file
+//    (io/published_csv.hpp). Metrics: forward_ms, backward_ms (a pass), and images_per_s (a training step
+//    of batch_per_gpu samples: time = batch / rate) of one GPU; other rows are skipped.
 //
 // Errors are parse_error "origin:line: column 'name': ...".
 #pragma once
@@ -29,6 +27,7 @@
 
 #include "steptime/detail/csv.hpp"
 #include "steptime/estimate.hpp"
+#include "steptime/io/published_csv.hpp"
 
 namespace steptime::fit {
 
@@ -69,14 +68,6 @@ inline element_type precision_of(const steptime::detail::csv_table& t, std::size
     throw t.bad(row, col, "fp32, tf32, fp16, bf16, fp8 or int8");
 }
 
-// `time`, converted from the cell at `row`, `col`, if finite and positive: a tiny count of milliseconds
-// underflows to 0 s, a batch over a tiny rate overflows to infinity.
-inline seconds positive_time(seconds time, const steptime::detail::csv_table& t, std::size_t row, std::size_t col,
-                             std::string_view expected) {
-    if (!(std::isfinite(time.value()) && time.value() > 0))
-        throw t.bad(row, col, std::string(expected) + " (a finite, non-zero time in seconds)");
-    return time;
-}
 }  // namespace detail
 
 // Form 1 above.
@@ -98,7 +89,7 @@ inline std::vector<pass_measurement> parse_pass_times(std::string_view text, con
         m.batch = t.integer(r, batch, 1, max_batch, "a batch size of at least 1");
         m.phase = detail::phase_of(t, r, phase);
         constexpr std::string_view ms = "a positive time in milliseconds";
-        m.time = detail::positive_time(milliseconds_of(t.positive(r, time, ms)), t, r, time, ms);
+        m.time = io::detail::positive_time(milliseconds_of(t.positive(r, time, ms)), t, r, time, ms);
         if (layer) m.layer = t.text(r, *layer);
         if (precision && !t.text(r, *precision).empty()) m.precision = detail::precision_of(t, r, *precision);
         out.push_back(std::move(m));
@@ -106,43 +97,31 @@ inline std::vector<pass_measurement> parse_pass_times(std::string_view text, con
     return out;
 }
 
-// Form 2 above: the rows of `published` that `cases` names, in the cases' order.
+// Form 2 above: the rows of `published` that `cases` names and a PPP calibration can use, in the cases'
+// order (io/published_csv.hpp): passes and steps of one GPU. Kernel and multi-GPU rows are left to
+// `steptime validate`.
 inline std::vector<pass_measurement> parse_published_times(std::string_view published, const std::string& published_origin,
                                                            std::string_view cases, const std::string& cases_origin) {
-    const steptime::detail::csv_table p(published, published_origin), c(cases, cases_origin);
-    constexpr std::string_view p_format = "calibration.csv's columns id,num_gpus,batch_per_gpu,metric,value,unit";
-    constexpr std::string_view c_format = "the columns id,network,device";
-    const std::size_t p_id = p.column("id", p_format), gpus = p.column("num_gpus", p_format),
-                      batch = p.column("batch_per_gpu", p_format), metric = p.column("metric", p_format),
-                      value = p.column("value", p_format), unit = p.column("unit", p_format);
-    const std::size_t c_id = c.column("id", c_format), net = c.column("network", c_format),
-                      dev = c.column("device", c_format);
     std::vector<pass_measurement> out;
-    for (std::size_t k = 0; k < c.rows(); ++k) {
-        std::size_t r = 0;
-        while (r < p.rows() && p.text(r, p_id) != c.text(k, c_id)) ++r;
-        if (r == p.rows()) throw c.bad(k, c_id, "the id of a row of " + published_origin);
-        pass_measurement m{.id = std::string(c.text(k, c_id)),
-                           .network = std::string(c.text(k, net)),
-                           .device = std::string(c.text(k, dev))};
-        if (p.text(r, gpus) != "1") throw p.bad(r, gpus, "1 (a PPP calibration is of one GPU)");
-        m.batch = p.integer(r, batch, 1, max_batch, "a batch size of at least 1");
-        const double v = p.positive(r, value, "a positive measurement");
-        const auto mt = p.text(r, metric);
-        const auto expect_unit = [&](std::string_view u) {
-            if (!p.text(r, unit).starts_with(u)) throw p.bad(r, unit, std::string(u) + " for metric " + std::string(mt));
-        };
-        if (mt == "forward_ms" || mt == "backward_ms") {
-            expect_unit("ms");
-            m.phase = mt == "forward_ms" ? measured_phase::forward : measured_phase::backward;
-            m.time = detail::positive_time(milliseconds_of(v), p, r, value, "a positive measurement");
-        } else if (mt == "images_per_s") {
-            expect_unit("images/s");
-            m.phase = measured_phase::training;
-            m.time = detail::positive_time(seconds_of(static_cast<double>(m.batch) / v), p, r, value, "a positive measurement");
-        } else {
-            throw p.bad(r, metric, "forward_ms, backward_ms or images_per_s (a time of one GPU's pass or step)");
+    for (auto& c : io::parse_published_cases(published, published_origin, cases, cases_origin)) {
+        if (c.gpus != 1 || c.metric == io::published_metric::kernel_ms || c.metric == io::published_metric::kernel_passes_ms)
+            continue;
+        if (c.batch == 0)
+            throw parse_error(c.where + ": batch_per_gpu is empty, expected a batch size of at least 1 (a pass of a network)");
+        measured_phase phase = measured_phase::training;
+        switch (c.metric) {
+            case io::published_metric::forward_ms: phase = measured_phase::forward; break;
+            case io::published_metric::backward_ms: phase = measured_phase::backward; break;
+            default: break;  // images_per_s: a training step
         }
+        pass_measurement m;
+        m.id = std::move(c.id);
+        m.network = std::move(c.model);
+        m.device = std::move(c.device);
+        m.batch = c.batch;
+        m.phase = phase;
+        m.precision = c.precision;
+        m.time = c.time;
         out.push_back(std::move(m));
     }
     return out;

@@ -1,0 +1,163 @@
+// steptime/cost/kernel.hpp: each pass of each layer as the GPU kernel that runs it. Its time is the roofline
+// of that kernel (the larger of compute and memory time, Williams et al., CACM 2009) at the efficiency its
+// operator class reaches, with wave quantization of GEMM-like kernels and a launch cost per kernel.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include "steptime/cost/work.hpp"
+
+namespace steptime::cost {
+
+// What kernels of each class reach, as fractions of the peaks of the pipe and memory they run on.
+// The defaults and their reasoning are in README.md ("How the default model works"); they come from
+// DeepBench's large cuBLAS GEMMs and STREAM-like copies, not from whole-network times.
+struct kernel_efficiency {
+    ratio simt_matmul = ratio_of(0.85);    // SGEMM on CUDA cores, large sizes (DeepBench V100 94%, Maxwell 71%)
+    ratio tensor_matmul = ratio_of(0.75);  // HGEMM on tensor cores, large sizes (DeepBench V100 72-90%)
+    ratio memory = ratio_of(0.80);         // element-wise and normalization kernels, of DRAM bandwidth
+    // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
+    // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores.
+    double winograd_speedup = 1.5;
+};
+
+// GEMM dimensions of a matmul-like kernel: C[m x n] += A[m x k] B[k x n].
+struct gemm_shape {
+    double m = 0, n = 0, k = 0;
+};
+
+struct kernel {
+    static constexpr std::string_view name = "kernel";
+
+    kernel_efficiency efficiency{};
+    ratio ppp_comm = ratio_of(1.0);
+    // Launch and framework dispatch of one kernel (NVIDIA CUDA C++ Best Practices Guide: about 5 us).
+    seconds launch_overhead = microseconds_of(5);
+    // Per step on the host: data loading and framework work not hidden behind the GPU. Zero by default
+    // (synthetic-data benchmarks); charged with the weight update, the model's one per-step term.
+    seconds host_overhead{};
+    // Output tile of a GEMM-like kernel on one SM (cuBLAS/CUTLASS's common 128x128 threadblock tile).
+    double tile = 128;
+    optimizer update_rule = optimizer::sgd;
+    std::optional<bytes_per_second> cross_device_bandwidth{};
+
+    void validate() const {
+        detail::validate_common(name, efficiency.simt_matmul, efficiency.memory, ppp_comm, cross_device_bandwidth);
+        steptime::detail::require_ppp(name, "tensor_matmul", efficiency.tensor_matmul);
+        if (!(efficiency.winograd_speedup >= 1 && efficiency.winograd_speedup <= 4))
+            throw invalid_argument("kernel: winograd_speedup is " + std::to_string(efficiency.winograd_speedup) +
+                                   ", expected a factor in [1, 4] (F(4x4,3x3) saves at most 4x)");
+        if (!(tile >= 1 && std::isfinite(tile)))
+            throw invalid_argument("kernel: tile is " + std::to_string(tile) + ", expected at least 1");
+        detail::require_overhead(name, "launch_overhead", launch_overhead);
+        detail::require_overhead(name, "host_overhead", host_overhead);
+    }
+
+    layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
+        layer_time t{};
+        const auto add = [&](pass q) {
+            const op_work w = detail::pass_work(net, v, q, c);
+            if (w.flops > 0 || w.bytes_read + w.bytes_written > 0) t += run(w, matmul_of(net[v].op, q, net[v], c), c);
+        };
+        if (p == pass::backward) {  // two kernels: data gradient and weight gradient
+            add(pass::backward_data);
+            add(pass::backward_weights);
+        } else {
+            add(p);
+        }
+        if (const double remote = detail::remote_bytes(net, v, p, c); remote > 0) {
+            t.remote = bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
+            t.traffic += bytes_of(remote);
+        }
+        return t;
+    }
+
+    std::int64_t parameters(const network& net) const { return net.parameter_count(); }
+
+    // The optimizer's element-wise update over FP32 master weights, gradients and state: memory-bound.
+    layer_time update(std::int64_t count, const cost_context& c) const {
+        const auto u = work_of(update_rule);
+        const double params = static_cast<double>(count);
+        layer_time t = params > 0 ? run({u.flops_per_param * params, 4 * u.tensors_read * params,
+                                         4 * u.tensors_written * params},
+                                        {}, c)
+                                  : layer_time{};
+        t.overhead += host_overhead;
+        return t;
+    }
+
+    // The fraction of the SMs a GEMM of this shape keeps busy: whole waves of tiles, with the K dimension
+    // split across idle SMs when the tiles are fewer than the SMs (cuBLAS's split-K). 1 without an SM count.
+    double wave_utilization(const gemm_shape& g, const device& dev) const {
+        if (!dev.sm_count || g.m <= 0 || g.n <= 0) return 1;
+        const double sms = *dev.sm_count;
+        const double tiles = std::ceil(g.m / tile) * std::ceil(g.n / tile);
+        if (tiles >= sms) return tiles / (std::ceil(tiles / sms) * sms);  // 1.2 waves cost 2
+        const double split = std::clamp(std::floor(sms / tiles), 1.0, std::max(1.0, std::floor(g.k / tile)));
+        return tiles * split / sms;
+    }
+
+private:
+    struct matmul_kernel {
+        bool is_matmul = false;
+        gemm_shape shape{};
+        double flop_saving = 1;  // fast-algorithm reduction of the counted FLOPs
+    };
+
+    // The implicit GEMM of a convolution or dense layer in pass q (NHWC; per group for grouped convolutions).
+    matmul_kernel matmul_of(const layer_op& op, pass q, const steptime::layer<layer_op>& l, const cost_context& c) const {
+        const double n = static_cast<double>(c.batch);
+        const auto by_pass = [&](double rows, double out, double in) -> gemm_shape {  // forward: [rows x in][in x out]
+            switch (q) {
+                case pass::forward: return {rows, out, in};
+                case pass::backward_data: return {rows, in, out};
+                default: return {out, in, rows};  // weight gradient: reduces over the rows
+            }
+        };
+        if (const auto* d = std::get_if<ops::dense>(&op))
+            return {true, by_pass(n, static_cast<double>(d->outputs), static_cast<double>(l.inputs[0].elements()))};
+        if (const auto* cv = std::get_if<ops::conv2d>(&op)) {
+            const double g = static_cast<double>(cv->groups);
+            const double rows = n * static_cast<double>(l.output.h() * l.output.w());
+            const double taps = static_cast<double>(cv->kernel.h * cv->kernel.w);
+            const bool winograd = cv->kernel.h == 3 && cv->kernel.w == 3 && cv->stride.h == 1 && cv->stride.w == 1 &&
+                                  cv->dilation.h == 1 && cv->dilation.w == 1 && cv->groups == 1 &&
+                                  !uses_tensor_cores(c.precision, c.dev);
+            return {true, by_pass(rows, static_cast<double>(cv->filters) / g, taps * static_cast<double>(l.inputs[0].c()) / g),
+                    winograd ? efficiency.winograd_speedup : 1.0};
+        }
+        if (const auto* dc = std::get_if<ops::deconv2d>(&op)) {
+            const double rows = n * static_cast<double>(l.inputs[0].h() * l.inputs[0].w());
+            return {true, by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
+                                  static_cast<double>(l.inputs[0].c()))};
+        }
+        return {};
+    }
+
+    // Whether matmuls in this precision run on a tensor-core pipe of the device (device::peak_for's choice).
+    static bool uses_tensor_cores(element_type p, const device& d) {
+        switch (p) {
+            case element_type::fp32: return false;
+            case element_type::tf32: return d.peak.tf32_tensor.has_value();
+            case element_type::fp16: return d.peak.fp16_tensor.has_value();
+            case element_type::bf16: return d.peak.bf16_tensor.has_value();
+            case element_type::fp8:
+            case element_type::int8: return d.peak.fp8_tensor || d.peak.fp16_tensor;
+        }
+        return false;
+    }
+
+    // One kernel: the binding resource's time at its class's efficiency, plus its launch.
+    layer_time run(const op_work& w, const matmul_kernel& mm, const cost_context& c) const {
+        flops_per_second rate = c.dev.peak.fp32;  // element-wise work runs on the CUDA cores
+        if (mm.is_matmul) {
+            const bool tensor = uses_tensor_cores(c.precision, c.dev);
+            rate = c.dev.peak_for(c.precision) * (tensor ? efficiency.tensor_matmul : efficiency.simt_matmul) *
+                   (mm.flop_saving * wave_utilization(mm.shape, c.dev));
+        }
+        return detail::roofline_kernel(w, rate, c.dev.memory_bandwidth * efficiency.memory, launch_overhead);
+    }
+};
+
+}  // namespace steptime::cost

@@ -1,0 +1,132 @@
+// steptime/io/published_csv.hpp: published measurements in validation/measured/calibration.csv's form,
+// joined by id with a cases file that says how steptime predicts each (validation/measured/cases.csv):
+//
+//   id,model,device[,precision][,phase][,link][,note]      (older cases files name the model column network)
+//   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it)
+//   device     a catalog name or a device JSON file
+//   precision  fp32 (default), tf32, fp16, bf16, amp or amp-bf16
+//   phase      for kernel metrics: the timed passes, e.g. forward+backward-weights (default: the metric's)
+//   link       the network between the GPUs of a multi-GPU row (a link name; default: the device's own link)
+//
+// Only the rows the cases name are read, in the cases' order. Errors are parse_error "origin:line: ...".
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "steptime/detail/csv.hpp"
+#include "steptime/estimate.hpp"
+
+namespace steptime::io {
+
+// What a published number measures, and so what steptime predicts for it.
+enum class published_metric {
+    forward_ms,        // one forward pass
+    backward_ms,       // one backward pass (both gradients, no weight update)
+    images_per_s,      // a training step: (GPUs x batch per GPU) / rate
+    kernel_ms,         // one library kernel: the forward pass of a single-operation model
+    kernel_passes_ms,  // a kernel's forward and backward passes (fwd_plus_bwd..._ms), no update
+};
+
+struct published_case {
+    std::string id{};
+    std::string category{};
+    std::string model{};
+    std::string device{};
+    element_type precision = element_type::fp32;
+    int gpus = 1;
+    std::int64_t batch = 0;  // per GPU; 0 where the row gives none (a kernel: the model's own)
+    published_metric metric = published_metric::forward_ms;
+    std::string phase{};  // the cases' passes for a kernel metric; empty: the metric's own
+    std::string link{};
+    seconds time{};       // the measured time of what the metric covers
+    std::string where{};  // "calibration.csv:12", for messages about the published row
+};
+
+namespace detail {
+// `time`, converted from the cell at `row`, `col`, if finite and positive: a tiny count of milliseconds
+// underflows to 0 s, a batch over a tiny rate overflows to infinity.
+inline seconds positive_time(seconds time, const steptime::detail::csv_table& t, std::size_t row, std::size_t col,
+                             std::string_view expected) {
+    if (!(std::isfinite(time.value()) && time.value() > 0))
+        throw t.bad(row, col, std::string(expected) + " (a finite, non-zero time in seconds)");
+    return time;
+}
+
+inline published_metric metric_of(const steptime::detail::csv_table& t, std::size_t r, std::size_t col,
+                                  std::size_t unit) {
+    const auto m = t.text(r, col);
+    const auto in = [&](std::string_view u) {
+        if (!t.text(r, unit).starts_with(u)) throw t.bad(r, unit, std::string(u) + " for metric " + std::string(m));
+    };
+    if (m == "forward_ms" || m == "backward_ms" || m == "kernel_ms" || m == "fwd_plus_bwd_ms" ||
+        m == "fwd_plus_bwd_data_plus_bwd_filter_ms") {
+        in("ms");
+        return m == "forward_ms"    ? published_metric::forward_ms
+               : m == "backward_ms" ? published_metric::backward_ms
+               : m == "kernel_ms"   ? published_metric::kernel_ms
+                                    : published_metric::kernel_passes_ms;
+    }
+    if (m == "images_per_s") {
+        in("images/s");
+        return published_metric::images_per_s;
+    }
+    throw t.bad(r, col,
+                "forward_ms, backward_ms, images_per_s, kernel_ms, fwd_plus_bwd_ms or "
+                "fwd_plus_bwd_data_plus_bwd_filter_ms (steptime does not predict the others yet)");
+}
+}  // namespace detail
+
+inline std::vector<published_case> parse_published_cases(std::string_view published, const std::string& published_origin,
+                                                         std::string_view cases, const std::string& cases_origin) {
+    const steptime::detail::csv_table p(published, published_origin), c(cases, cases_origin);
+    constexpr std::string_view p_format = "calibration.csv's columns id,category,num_gpus,batch_per_gpu,metric,value,unit";
+    constexpr std::string_view c_format = "the columns id,model,device[,precision][,phase][,link]";
+    const std::size_t p_id = p.column("id", p_format), gpus = p.column("num_gpus", p_format),
+                      batch = p.column("batch_per_gpu", p_format), metric = p.column("metric", p_format),
+                      value = p.column("value", p_format), unit = p.column("unit", p_format);
+    const auto category = p.find("category");
+    const std::size_t c_id = c.column("id", c_format), dev = c.column("device", c_format);
+    const std::size_t model = c.find("model") ? *c.find("model") : c.column("network", c_format);
+    const auto precision = c.find("precision"), phase = c.find("phase"), link = c.find("link");
+    std::vector<published_case> out;
+    for (std::size_t k = 0; k < c.rows(); ++k) {
+        std::size_t r = 0;
+        while (r < p.rows() && p.text(r, p_id) != c.text(k, c_id)) ++r;
+        if (r == p.rows()) throw c.bad(k, c_id, "the id of a row of " + published_origin);
+        published_case m;
+        m.id = c.text(k, c_id);
+        m.where = published_origin + ":" + std::to_string(p.line(r));
+        if (category) m.category = p.text(r, *category);
+        m.model = c.text(k, model);
+        if (m.model.empty()) throw c.bad(k, model, "a zoo network or spec, or a PALEO JSON file");
+        m.device = c.text(k, dev);
+        if (m.device.empty()) throw c.bad(k, dev, "a catalog device or a device JSON file");
+        if (precision && !c.text(k, *precision).empty()) {
+            const auto e = parse_precision(c.text(k, *precision));
+            if (!e) throw c.bad(k, *precision, "fp32, tf32, fp16, bf16, amp or amp-bf16");
+            m.precision = *e;
+        }
+        if (phase) m.phase = c.text(k, *phase);
+        if (link) m.link = c.text(k, *link);
+        m.gpus = static_cast<int>(p.integer(r, gpus, 1, 1'000'000, "a GPU count of at least 1"));
+        if (!p.text(r, batch).empty()) m.batch = p.integer(r, batch, 1, max_batch, "a batch size of at least 1");
+        m.metric = detail::metric_of(p, r, metric, unit);
+        if (!m.phase.empty() && m.metric != published_metric::kernel_ms && m.metric != published_metric::kernel_passes_ms)
+            throw c.bad(k, *phase, "empty: only kernel metrics take a phase");
+        if (m.metric == published_metric::images_per_s && m.batch == 0)
+            throw p.bad(r, batch, "a batch size of at least 1 (images_per_s needs the batch per GPU)");
+        const double v = p.positive(r, value, "a positive measurement");
+        m.time = detail::positive_time(m.metric == published_metric::images_per_s
+                                           ? seconds_of(static_cast<double>(m.gpus) * static_cast<double>(m.batch) / v)
+                                           : milliseconds_of(v),
+                                       p, r, value, "a positive measurement");
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+}  // namespace steptime::io
