@@ -69,15 +69,24 @@ inline void require_finite(seconds t, const std::string& what) {
 }
 }  // namespace detail
 
+namespace detail {
+// The checks of the network, batch, device and model before anything is costed; returns the batch.
 template <class Net, class Model>
-    requires CostModel<Model, Net>
-step_estimate estimate(const Net& net, const device& dev, const Model& model, const estimate_options& opt = {}) {
+std::int64_t checked_batch(const Net& net, const device& dev, const Model& model, const estimate_options& opt) {
     if (net.empty()) throw invalid_model("network '" + net.name() + "' has no layers");
     const std::int64_t batch = opt.batch == 0 ? net.native_batch : opt.batch;
     if (batch < 1 || batch > max_batch)
         throw invalid_argument("batch " + std::to_string(batch) + " is outside [1, " + std::to_string(max_batch) + "]");
     validate(dev);
     model.validate();
+    return batch;
+}
+}  // namespace detail
+
+template <class Net, class Model>
+    requires CostModel<Model, Net>
+step_estimate estimate(const Net& net, const device& dev, const Model& model, const estimate_options& opt = {}) {
+    const std::int64_t batch = detail::checked_batch(net, dev, model, opt);
     const cost_context ctx{dev, batch, opt.precision};
 
     step_estimate r;

@@ -389,7 +389,6 @@ inline network_link load_link(const std::filesystem::path& path) {
 // steptime/io/paleo_json.hpp: reads PALEO's network description format (paleo-model.md section 6.1),
 // including Block and ModelParallel constructs and @self/@all parent suffixes.
 
-#include <limits>
 #include <unordered_set>
 
 
@@ -805,23 +804,7 @@ inline network load_paleo_json(const std::filesystem::path& path) {
 // ---- begin steptime/io/price_csv.hpp ----
 // steptime/io/price_csv.hpp: price tables (USD per GPU-hour) from CSV files.
 
-#include <charconv>
 
-// ---- begin steptime/detail/text.hpp ----
-// steptime/detail/text.hpp: small text helpers for the line-oriented readers.
-
-
-namespace steptime::detail {
-
-// `s` without leading and trailing blanks (spaces, tabs, carriage returns).
-inline std::string_view trim(std::string_view s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    if (b == std::string_view::npos) return {};
-    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
-}  // namespace steptime::detail
-// ---- end steptime/detail/text.hpp ----
 
 namespace steptime::prices {
 
@@ -1025,6 +1008,272 @@ inline calibration_profile load_calibration(const std::filesystem::path& path) {
 
 }  // namespace steptime::io
 // ---- end steptime/io/calibration_json.hpp ----
+// ---- begin steptime/io/published_csv.hpp ----
+// steptime/io/published_csv.hpp: published measurements in validation/measured/calibration.csv's form,
+// joined by id with a cases file that says how steptime predicts each (validation/measured/cases.csv):
+//
+//   id,model,device[,precision][,phase][,link][,note]      (older cases files name the model column network)
+//   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it)
+//   device     a catalog name or a device JSON file
+//   precision  fp32 (default), tf32, fp16, bf16, amp or amp-bf16
+//   phase      for kernel metrics: the timed passes, e.g. forward+backward-weights (default: the metric's)
+//   link       the network between the GPUs of a multi-GPU row (a link name; default: the device's own link)
+//
+// Only the rows the cases name are read, in the cases' order. Errors are parse_error "origin:line: ...".
+
+
+// ---- begin steptime/detail/csv.hpp ----
+// steptime/detail/csv.hpp: a strict CSV table for the measurement readers. A header row names the
+// columns; every record has as many fields. Fields may be quoted (RFC 4180: "a, b" holds a comma, ""
+// is a quote inside quotes; no line breaks inside a field). Blank lines and lines starting with '#'
+// (comments) are skipped and fields are trimmed. Errors are parse_error "origin:line: ...", naming the
+// column and what was expected.
+
+
+
+namespace steptime::detail {
+
+class csv_table {
+public:
+    csv_table(std::string_view text, std::string origin) : origin_(std::move(origin)) {
+        std::size_t line_no = 0;
+        while (!text.empty()) {
+            const auto eol = text.find('\n');
+            const std::string_view line = text.substr(0, eol);
+            text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+            ++line_no;
+            if (trim(line).empty() || trim(line).starts_with('#')) continue;
+            std::vector<std::string> fields = split(line, line_no);
+            if (header_.empty()) {
+                header_ = std::move(fields);
+                header_line_ = line_no;
+                continue;
+            }
+            if (fields.size() != header_.size())
+                throw parse_error(where(line_no) + std::to_string(fields.size()) + " fields, expected " +
+                                  std::to_string(header_.size()) + " as in the header");
+            lines_.push_back(line_no);
+            cells_.push_back(std::move(fields));
+        }
+        if (header_.empty()) throw parse_error(origin_ + ": empty, expected a header line naming the columns");
+    }
+
+    const std::string& origin() const { return origin_; }
+    const std::vector<std::string>& header() const { return header_; }
+    std::size_t header_line() const { return header_line_; }
+    std::size_t rows() const { return cells_.size(); }
+    std::size_t line(std::size_t row) const { return lines_[row]; }
+    const std::vector<std::string>& record(std::size_t row) const { return cells_[row]; }
+    std::string where(std::size_t line_no) const { return origin_ + ":" + std::to_string(line_no) + ": "; }
+
+    std::optional<std::size_t> find(std::string_view column) const {
+        for (std::size_t k = 0; k < header_.size(); ++k)
+            if (header_[k] == column) return k;
+        return std::nullopt;
+    }
+    // Throws unless the header has the column; `format` says what the header should look like.
+    std::size_t column(std::string_view column, std::string_view format) const {
+        if (const auto k = find(column)) return *k;
+        std::string msg = origin_;
+        msg += ": the header has no column '";
+        msg += column;
+        msg += "', expected ";
+        msg += format;
+        throw parse_error(msg);
+    }
+
+    std::string_view text(std::size_t row, std::size_t col) const { return cells_[row][col]; }
+
+    parse_error bad(std::size_t row, std::size_t col, std::string_view expected) const {
+        std::string msg = where(lines_[row]);
+        msg += "column '";
+        msg += header_[col];
+        msg += "': '";
+        msg += cells_[row][col];
+        msg += "', expected ";
+        msg += expected;
+        return parse_error(msg);
+    }
+
+    // A finite number, at least `min` (and above it when `exclusive`).
+    double number(std::size_t row, std::size_t col, double min, bool exclusive, std::string_view expected) const {
+        const std::string_view s = text(row, col);
+        double v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc{} || end != s.data() + s.size() || !std::isfinite(v) || v < min ||
+            (exclusive && v == min))
+            throw bad(row, col, expected);
+        return v;
+    }
+    double positive(std::size_t row, std::size_t col, std::string_view expected) const {
+        return number(row, col, 0, true, expected);
+    }
+    std::int64_t integer(std::size_t row, std::size_t col, std::int64_t min, std::int64_t max,
+                         std::string_view expected) const {
+        const std::string_view s = text(row, col);
+        std::int64_t v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc{} || end != s.data() + s.size() || v < min || v > max)
+            throw bad(row, col, expected);
+        return v;
+    }
+
+private:
+    std::vector<std::string> split(std::string_view line, std::size_t line_no) const {
+        std::vector<std::string> fields;
+        std::size_t k = 0;
+        for (;;) {
+            std::string field;
+            while (k < line.size() && (line[k] == ' ' || line[k] == '\t')) ++k;
+            if (k < line.size() && line[k] == '"') {
+                for (++k;; ++k) {
+                    if (k >= line.size()) throw parse_error(where(line_no) + "a quoted field has no closing quote");
+                    if (line[k] != '"') {
+                        field += line[k];
+                    } else if (k + 1 < line.size() && line[k + 1] == '"') {
+                        field += '"';
+                        ++k;
+                    } else {
+                        break;
+                    }
+                }
+                ++k;
+                const auto next = line.find(',', k);
+                if (!trim(line.substr(k, next - k)).empty())
+                    throw parse_error(where(line_no) + "text after a quoted field, expected a comma");
+                k = next;
+            } else {
+                const auto next = line.find(',', k);
+                field = trim(line.substr(k, next - k));
+                k = next;
+            }
+            fields.push_back(std::move(field));
+            if (k == std::string_view::npos) return fields;
+            ++k;
+        }
+    }
+
+    std::string origin_;
+    std::vector<std::string> header_;
+    std::size_t header_line_ = 0;
+    std::vector<std::size_t> lines_;
+    std::vector<std::vector<std::string>> cells_;
+};
+
+}  // namespace steptime::detail
+// ---- end steptime/detail/csv.hpp ----
+
+namespace steptime::io {
+
+// What a published number measures, and so what steptime predicts for it.
+enum class published_metric {
+    forward_ms,        // one forward pass
+    backward_ms,       // one backward pass (both gradients, no weight update)
+    images_per_s,      // a training step: (GPUs x batch per GPU) / rate
+    kernel_ms,         // one library kernel: the forward pass of a single-operation model
+    kernel_passes_ms,  // a kernel's forward and backward passes (fwd_plus_bwd..._ms), no update
+};
+
+struct published_case {
+    std::string id{};
+    std::string category{};
+    std::string model{};
+    std::string device{};
+    element_type precision = element_type::fp32;
+    int gpus = 1;
+    std::int64_t batch = 0;  // per GPU; 0 where the row gives none (a kernel: the model's own)
+    published_metric metric = published_metric::forward_ms;
+    std::string phase{};  // the cases' passes for a kernel metric; empty: the metric's own
+    std::string link{};
+    seconds time{};       // the measured time of what the metric covers
+    std::string where{};  // "calibration.csv:12", for messages about the published row
+};
+
+namespace detail {
+// `time`, converted from the cell at `row`, `col`, if finite and positive: a tiny count of milliseconds
+// underflows to 0 s, a batch over a tiny rate overflows to infinity.
+inline seconds positive_time(seconds time, const steptime::detail::csv_table& t, std::size_t row, std::size_t col,
+                             std::string_view expected) {
+    if (!(std::isfinite(time.value()) && time.value() > 0))
+        throw t.bad(row, col, std::string(expected) + " (a finite, non-zero time in seconds)");
+    return time;
+}
+
+inline published_metric metric_of(const steptime::detail::csv_table& t, std::size_t r, std::size_t col,
+                                  std::size_t unit) {
+    const auto m = t.text(r, col);
+    const auto in = [&](std::string_view u) {
+        if (!t.text(r, unit).starts_with(u)) throw t.bad(r, unit, std::string(u) + " for metric " + std::string(m));
+    };
+    if (m == "forward_ms" || m == "backward_ms" || m == "kernel_ms" || m == "fwd_plus_bwd_ms" ||
+        m == "fwd_plus_bwd_data_plus_bwd_filter_ms") {
+        in("ms");
+        return m == "forward_ms"    ? published_metric::forward_ms
+               : m == "backward_ms" ? published_metric::backward_ms
+               : m == "kernel_ms"   ? published_metric::kernel_ms
+                                    : published_metric::kernel_passes_ms;
+    }
+    if (m == "images_per_s") {
+        in("images/s");
+        return published_metric::images_per_s;
+    }
+    throw t.bad(r, col,
+                "forward_ms, backward_ms, images_per_s, kernel_ms, fwd_plus_bwd_ms or "
+                "fwd_plus_bwd_data_plus_bwd_filter_ms (steptime does not predict the others yet)");
+}
+}  // namespace detail
+
+inline std::vector<published_case> parse_published_cases(std::string_view published, const std::string& published_origin,
+                                                         std::string_view cases, const std::string& cases_origin) {
+    const steptime::detail::csv_table p(published, published_origin), c(cases, cases_origin);
+    constexpr std::string_view p_format = "calibration.csv's columns id,category,num_gpus,batch_per_gpu,metric,value,unit";
+    constexpr std::string_view c_format = "the columns id,model,device[,precision][,phase][,link]";
+    const std::size_t p_id = p.column("id", p_format), gpus = p.column("num_gpus", p_format),
+                      batch = p.column("batch_per_gpu", p_format), metric = p.column("metric", p_format),
+                      value = p.column("value", p_format), unit = p.column("unit", p_format);
+    const auto category = p.find("category");
+    const std::size_t c_id = c.column("id", c_format), dev = c.column("device", c_format);
+    const std::size_t model = c.find("model") ? *c.find("model") : c.column("network", c_format);
+    const auto precision = c.find("precision"), phase = c.find("phase"), link = c.find("link");
+    std::vector<published_case> out;
+    for (std::size_t k = 0; k < c.rows(); ++k) {
+        std::size_t r = 0;
+        while (r < p.rows() && p.text(r, p_id) != c.text(k, c_id)) ++r;
+        if (r == p.rows()) throw c.bad(k, c_id, "the id of a row of " + published_origin);
+        published_case m;
+        m.id = c.text(k, c_id);
+        m.where = published_origin + ":" + std::to_string(p.line(r));
+        if (category) m.category = p.text(r, *category);
+        m.model = c.text(k, model);
+        if (m.model.empty()) throw c.bad(k, model, "a zoo network or spec, or a PALEO JSON file");
+        m.device = c.text(k, dev);
+        if (m.device.empty()) throw c.bad(k, dev, "a catalog device or a device JSON file");
+        if (precision && !c.text(k, *precision).empty()) {
+            const auto e = parse_precision(c.text(k, *precision));
+            if (!e) throw c.bad(k, *precision, "fp32, tf32, fp16, bf16, amp or amp-bf16");
+            m.precision = *e;
+        }
+        if (phase) m.phase = c.text(k, *phase);
+        if (link) m.link = c.text(k, *link);
+        m.gpus = static_cast<int>(p.integer(r, gpus, 1, 1'000'000, "a GPU count of at least 1"));
+        if (!p.text(r, batch).empty()) m.batch = p.integer(r, batch, 1, max_batch, "a batch size of at least 1");
+        m.metric = detail::metric_of(p, r, metric, unit);
+        if (!m.phase.empty() && m.metric != published_metric::kernel_ms && m.metric != published_metric::kernel_passes_ms)
+            throw c.bad(k, *phase, "empty: only kernel metrics take a phase");
+        if (m.metric == published_metric::images_per_s && m.batch == 0)
+            throw p.bad(r, batch, "a batch size of at least 1 (images_per_s needs the batch per GPU)");
+        const double v = p.positive(r, value, "a positive measurement");
+        m.time = detail::positive_time(m.metric == published_metric::images_per_s
+                                           ? seconds_of(static_cast<double>(m.gpus) * static_cast<double>(m.batch) / v)
+                                           : milliseconds_of(v),
+                                       p, r, value, "a positive measurement");
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+}  // namespace steptime::io
+// ---- end steptime/io/published_csv.hpp ----
 // ---- begin steptime/scale/wave_scaling.hpp ----
 // steptime/scale/wave_scaling.hpp: measured kernel and operation times from one GPU predicted on another
 // by wave scaling (Habitat: Yu et al., USENIX ATC'21), and the anchored ratio of any two model times.
@@ -1496,146 +1745,6 @@ inline scaled_run scale_ops(const std::vector<measured_op>& ops, const device& o
 
 
 
-// ---- begin steptime/detail/csv.hpp ----
-// steptime/detail/csv.hpp: a strict CSV table for the measurement readers. A header row names the
-// columns; every record has as many fields. Fields may be quoted (RFC 4180: "a, b" holds a comma, ""
-// is a quote inside quotes; no line breaks inside a field). Blank lines and lines starting with '#'
-// (comments) are skipped and fields are trimmed. Errors are parse_error "origin:line: ...", naming the
-// column and what was expected.
-
-
-
-namespace steptime::detail {
-
-class csv_table {
-public:
-    csv_table(std::string_view text, std::string origin) : origin_(std::move(origin)) {
-        std::size_t line_no = 0;
-        while (!text.empty()) {
-            const auto eol = text.find('\n');
-            const std::string_view line = text.substr(0, eol);
-            text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
-            ++line_no;
-            if (trim(line).empty() || trim(line).starts_with('#')) continue;
-            std::vector<std::string> fields = split(line, line_no);
-            if (header_.empty()) {
-                header_ = std::move(fields);
-                header_line_ = line_no;
-                continue;
-            }
-            if (fields.size() != header_.size())
-                throw parse_error(where(line_no) + std::to_string(fields.size()) + " fields, expected " +
-                                  std::to_string(header_.size()) + " as in the header");
-            lines_.push_back(line_no);
-            cells_.push_back(std::move(fields));
-        }
-        if (header_.empty()) throw parse_error(origin_ + ": empty, expected a header line naming the columns");
-    }
-
-    const std::string& origin() const { return origin_; }
-    const std::vector<std::string>& header() const { return header_; }
-    std::size_t header_line() const { return header_line_; }
-    std::size_t rows() const { return cells_.size(); }
-    std::size_t line(std::size_t row) const { return lines_[row]; }
-    const std::vector<std::string>& record(std::size_t row) const { return cells_[row]; }
-    std::string where(std::size_t line_no) const { return origin_ + ":" + std::to_string(line_no) + ": "; }
-
-    std::optional<std::size_t> find(std::string_view column) const {
-        for (std::size_t k = 0; k < header_.size(); ++k)
-            if (header_[k] == column) return k;
-        return std::nullopt;
-    }
-    // Throws unless the header has the column; `format` says what the header should look like.
-    std::size_t column(std::string_view column, std::string_view format) const {
-        if (const auto k = find(column)) return *k;
-        std::string msg = origin_;
-        msg += ": the header has no column '";
-        msg += column;
-        msg += "', expected ";
-        msg += format;
-        throw parse_error(msg);
-    }
-
-    std::string_view text(std::size_t row, std::size_t col) const { return cells_[row][col]; }
-
-    parse_error bad(std::size_t row, std::size_t col, std::string_view expected) const {
-        std::string msg = where(lines_[row]);
-        msg += "column '";
-        msg += header_[col];
-        msg += "': '";
-        msg += cells_[row][col];
-        msg += "', expected ";
-        msg += expected;
-        return parse_error(msg);
-    }
-
-    // A finite number, at least `min` (and above it when `exclusive`).
-    double number(std::size_t row, std::size_t col, double min, bool exclusive, std::string_view expected) const {
-        const std::string_view s = text(row, col);
-        double v = 0;
-        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (s.empty() || ec != std::errc{} || end != s.data() + s.size() || !std::isfinite(v) || v < min ||
-            (exclusive && v == min))
-            throw bad(row, col, expected);
-        return v;
-    }
-    double positive(std::size_t row, std::size_t col, std::string_view expected) const {
-        return number(row, col, 0, true, expected);
-    }
-    std::int64_t integer(std::size_t row, std::size_t col, std::int64_t min, std::int64_t max,
-                         std::string_view expected) const {
-        const std::string_view s = text(row, col);
-        std::int64_t v = 0;
-        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (s.empty() || ec != std::errc{} || end != s.data() + s.size() || v < min || v > max)
-            throw bad(row, col, expected);
-        return v;
-    }
-
-private:
-    std::vector<std::string> split(std::string_view line, std::size_t line_no) const {
-        std::vector<std::string> fields;
-        std::size_t k = 0;
-        for (;;) {
-            std::string field;
-            while (k < line.size() && (line[k] == ' ' || line[k] == '\t')) ++k;
-            if (k < line.size() && line[k] == '"') {
-                for (++k;; ++k) {
-                    if (k >= line.size()) throw parse_error(where(line_no) + "a quoted field has no closing quote");
-                    if (line[k] != '"') {
-                        field += line[k];
-                    } else if (k + 1 < line.size() && line[k + 1] == '"') {
-                        field += '"';
-                        ++k;
-                    } else {
-                        break;
-                    }
-                }
-                ++k;
-                const auto next = line.find(',', k);
-                if (!trim(line.substr(k, next - k)).empty())
-                    throw parse_error(where(line_no) + "text after a quoted field, expected a comma");
-                k = next;
-            } else {
-                const auto next = line.find(',', k);
-                field = trim(line.substr(k, next - k));
-                k = next;
-            }
-            fields.push_back(std::move(field));
-            if (k == std::string_view::npos) return fields;
-            ++k;
-        }
-    }
-
-    std::string origin_;
-    std::vector<std::string> header_;
-    std::size_t header_line_ = 0;
-    std::vector<std::size_t> lines_;
-    std::vector<std::vector<std::string>> cells_;
-};
-
-}  // namespace steptime::detail
-// ---- end steptime/detail/csv.hpp ----
 
 namespace steptime::io {
 

@@ -6,6 +6,7 @@
 //   parse.cpp  strict parsing of quantities with units, integers and lists
 //   fit.cpp, scale.cpp, eta.cpp, pareto.cpp: the subcommands of commands.hpp
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -88,8 +89,67 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
     }
 }
 
-void predict(const options& o) {
+// `predict --phase`: the chosen passes of one worker, per layer and in total, without the weight update
+// (a kernel benchmark's time).
+void predict_phases(const plan& p, const options& o, const std::string& phase) {
+    using namespace detail;
+    const auto passes = parse_phases(phase);
+    if (!passes)
+        throw invalid_argument("--phase '" + phase + "': expected forward, backward-data, backward-weights, backward "
+                               "(both gradients), training (all three) or a '+' list such as forward+backward-data");
+    if (p.parallel != parallelism::data || p.workers.front() != 1)
+        throw invalid_argument("--phase times the passes on one device: leave out --workers and --parallelism");
+    const estimate_options opt{p.batches.front(), p.precision};
+    const phase_estimate e = std::visit(
+        [&](const auto& model) { return estimate_phases(p.net, p.devices.front(), model, *passes, opt); }, p.cost);
+    const double seconds_total = e.total.total().value();
+    const double rate = seconds_total > 0 ? e.total.work.value() / seconds_total : 0;  // achieved FLOP/s
+    if (o.format == "json") {
+        nlohmann::ordered_json j;
+        j["model"] = e.model;
+        j["device"] = e.device;
+        j["batch"] = e.batch;
+        j["precision"] = to_string(e.precision);
+        j["cost_model"] = e.cost_model;
+        j["phase"] = to_string(e.passes);
+        j["time_s"] = seconds_total;
+        j["flops"] = e.total.work.value();
+        j["bytes"] = e.total.traffic.value();
+        j["flops_per_s"] = rate;
+        auto& layers = j["layers"] = nlohmann::ordered_json::array();
+        for (const auto& l : e.layers)
+            layers.push_back({{"name", l.name}, {"op", l.op}, {"flops", l.time.work.value()},
+                              {"bytes", l.time.traffic.value()}, {"time_s", l.time.total().value()}});
+        std::cout << j.dump(2) << "\n";
+    } else if (o.format == "csv") {
+        std::cout << "model,device,batch,cost_model,phase,layer,op,flops,bytes,time_s\n";
+        const auto row = [&](const std::string& layer, std::string_view op, const layer_time& t) {
+            std::cout << csv_field(e.model) << "," << csv_field(e.device) << "," << e.batch << "," << e.cost_model << ","
+                      << to_string(e.passes) << "," << csv_field(layer) << "," << op << "," << exact(t.work.value()) << ","
+                      << exact(t.traffic.value()) << "," << exact(t.total().value()) << "\n";
+        };
+        for (const auto& l : e.layers) row(l.name, l.op, l.time);
+        row("(total)", "", e.total);
+    } else {
+        std::cout << e.model << " on " << e.device << ", batch " << e.batch << ", " << to_string(e.precision) << ", "
+                  << e.cost_model << " cost model, " << to_string(e.passes) << " (no weight update)\n\n";
+        std::size_t w = 5;
+        for (const auto& l : e.layers) w = std::max(w, l.name.size());
+        std::cout << pad_right("layer", w) << "  " << pad_right("op", 12) << pad_left("FLOPs", 18) << pad_left("bytes", 16)
+                  << pad_left("ms", 12) << "\n";
+        for (const auto& l : e.layers)
+            std::cout << pad_right(l.name, w) << "  " << pad_right(std::string(l.op), 12)
+                      << pad_left(fixed(l.time.work.value(), 0), 18) << pad_left(fixed(l.time.traffic.value(), 0), 16)
+                      << pad_left(ms(l.time.total()), 12) << "\n";
+        std::cout << "\n" << pad_right("total", w) << "  " << pad_right("", 12) << pad_left(fixed(e.total.work.value(), 0), 18)
+                  << pad_left(fixed(e.total.traffic.value(), 0), 16) << pad_left(ms(e.total.total()), 12) << "   ("
+                  << fixed(rate / 1e12, 2) << " TFLOP/s)\n";
+    }
+}
+
+void predict(const options& o, const std::optional<std::string>& phase) {
     const plan p = make_plan(o, /*lists=*/false);
+    if (phase) return predict_phases(p, o, *phase);
     const step_estimate e = p.run(p.devices.front(), p.comm_model(p.comms.front(), p.networks.front()),
                                   p.workers.front(), p.batches.front());
     if (o.format == "json") std::cout << to_json(p, e).dump(2) << "\n";
@@ -123,7 +183,11 @@ void list_models() {
                   << detail::pad_left(std::to_string(n.parameter_count()), 13)
                   << detail::pad_left(std::to_string(n.native_batch), 7) << "  " << z.description << "\n";
     }
-    std::cout << "\nAny PALEO JSON network file is a model too: --model path/to/net.json\n";
+    std::cout << "\nAny PALEO JSON network file is a model too: --model path/to/net.json\n"
+                 "Specs: --model vgg16:resolution=160,classes=10 (a zoo network with options),\n"
+                 "       --model gemm:m=1760,n=128,k=1760[,ta=1,tb=0] (C[MxN] = op(A)[MxK] op(B)[KxN]),\n"
+                 "       --model conv2d:n=16,h=112,w=112,c=64,k=128,r=3,s=3[,stride=1,pad=0,groups=1]\n"
+                 "       (with predict --phase forward|backward-data|backward-weights|... for kernel times)\n";
 }
 
 }  // namespace
@@ -144,7 +208,11 @@ int main(int argc, char** argv) {
     auto* p = app.add_subcommand("predict", "predict one training step, on one device or on many workers");
     add_options(*p, po, /*lists=*/false);
     p->add_option("--format", po.format, "table, json or csv")->check(CLI::IsMember({"table", "json", "csv"}));
-    p->callback([&] { predict(po); });
+    std::optional<std::string> phase;
+    p->add_option("--phase", phase,
+                  "time only these passes on one device, without the weight update: forward, backward-data, "
+                  "backward-weights, backward, training, or a '+' list (forward+backward-data)");
+    p->callback([&] { predict(po, phase); });
 
     options so;
     sweep_options ss;

@@ -12,11 +12,13 @@
 namespace steptime::cli {
 
 network load_model(const std::string& m) {
-    if (const auto* z = zoo::find(m)) return z->build({});
+    if (auto net = zoo::from_spec(m)) return std::move(*net);  // a zoo name, name:options, gemm:..., conv2d:...
     if (std::filesystem::exists(m)) return io::load_paleo_json(m);
     std::string names;
     for (const auto& z : zoo::catalog()) names += (names.empty() ? "" : ", ") + std::string(z.name);
-    throw invalid_argument("unknown model '" + m + "': not in the zoo (" + names + ") and no such PALEO JSON file");
+    throw invalid_argument("unknown model '" + m + "': not in the zoo (" + names +
+                           "), not a spec (gemm:m=,n=,k= or conv2d:n=,h=,w=,c=,k=,r=,s= or <zoo name>:resolution=,classes=) "
+                           "and no such PALEO JSON file");
 }
 
 device load_device(const std::string& d) {
