@@ -381,3 +381,30 @@ TEST_CASE("reshape and flatten: a view, no cost") {
     CHECK_INVALID((ops::reshape{{0, 0}}.infer(in, "rs00")), "layer 'rs00'", "at most one 0");
     CHECK_INVALID((ops::reshape{{1, 1, 1, 9216}}.infer(in, "rs4")), "layer 'rs4'", "1 to 3 dimensions");
 }
+
+TEST_CASE("elementwise multiply broadcasts a 1x1xC gate over HxWxC (squeeze-and-excitation)") {
+    using e = ops::elementwise::operation;
+    const ops::elementwise mul{e::multiply}, add{e::add};
+    // SE-ResNeXt's last stage: 7x7x2048 scaled by a 1x1x2048 gate, batch 2:
+    // x = 7*7*2048*2 = 200,704 output elements, the gate 2048*2 = 4,096.
+    const auto a = applied_to(mul, {img(7, 7, 2048), img(1, 1, 2048)});
+    CHECK(a.out.str() == "7x7x2048");
+    CHECK(applied_to(mul, {img(1, 1, 2048), img(7, 7, 2048)}).out.str() == "7x7x2048");  // either order
+    // Forward: one multiply per output element; reads both inputs (200,704 + 4,096), writes the output.
+    CHECK_WORK(work(mul, phase::forward, a, 2), 200'704.0, 4.0 * 204'800, 4.0 * 200'704);
+    // Backward: dy * gate for the big input, dy * x for the gate (2 per output element) and the gate's
+    // sum over the 7x7 positions (1 more); reads dy and both inputs, writes both gradients.
+    CHECK_WORK(work(mul, phase::backward_data, a, 2), 3.0 * 200'704, 4.0 * (2 * 200'704 + 4'096), 4.0 * 204'800);
+    CHECK_WORK(work(mul, phase::backward_weights, a, 2), 0, 0, 0);
+    // Equal shapes cost what they did before broadcasting existed.
+    const auto same = applied_to(mul, {img(7, 7, 2048), img(7, 7, 2048)});
+    CHECK_WORK(work(mul, phase::forward, same, 2), 200'704.0, 8.0 * 200'704, 4.0 * 200'704);
+
+    // Only a product broadcasts, and only 1x1xC with the same C.
+    CHECK_INVALID(add.infer(shapes{img(7, 7, 2048), img(1, 1, 2048)}, "se_add"), "layer 'se_add'", "1x1x2048",
+                  "7x7x2048", "differ in shape");
+    CHECK_INVALID(mul.infer(shapes{img(7, 7, 2048), img(1, 1, 1024)}, "se_c"), "layer 'se_c'", "1x1x1024", "7x7x2048",
+                  "do not broadcast");
+    CHECK_INVALID(mul.infer(shapes{img(7, 7, 2048), img(7, 1, 2048)}, "se_w"), "layer 'se_w'", "7x1x2048",
+                  "do not broadcast");
+}

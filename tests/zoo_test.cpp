@@ -2,7 +2,10 @@
 // PALEO-compatible times as PALEO's own description of each net.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <steptime/io.hpp>
 
@@ -71,6 +74,220 @@ TEST_CASE("zoo catalog") {
     REQUIRE(zoo::find("vgg16"));
     CHECK(zoo::find("alexnet")->build({}).parameter_count() == 50'303'912);
     CHECK_FALSE(zoo::find("resnet-9000"));
+    // Every entry builds, under its own name, with a native batch and a one-line description.
+    std::set<std::string_view> names;
+    for (const auto& e : zoo::catalog()) {
+        INFO(e.name);
+        CHECK(names.insert(e.name).second);
+        CHECK_FALSE(e.description.empty());
+        CHECK(e.description.find('\n') == std::string_view::npos);
+        const network net = e.build({});
+        CHECK(net.name() == e.name);
+        CHECK(net.native_batch >= 64);
+        CHECK(net.parameter_count() > 0);
+    }
+    CHECK(names.size() == 17);
+}
+
+namespace {
+// Within `tolerance` (relative) of a published count.
+bool near(double ours, double published, double tolerance) {
+    INFO("ours " << ours << ", published " << published);
+    return std::abs(ours - published) <= tolerance * published;
+}
+// Forward multiply-adds of the convolutions and fully connected layers, one sample (the published "FLOPs"
+// of torchvision and of the papers below count these).
+double forward_macs(const network& net) {
+    double macs = 0;
+    for (auto v : net.vertices()) {
+        const auto& l = net[v];
+        if (const auto* c = std::get_if<ops::conv2d>(&l.op)) macs += c->macs(work_args{l.inputs, l.output, 1, 4, l.parameters});
+        if (const auto* d = std::get_if<ops::dense>(&l.op))
+            macs += static_cast<double>(l.inputs[0].elements()) * static_cast<double>(d->outputs);
+    }
+    return macs;
+}
+std::int64_t count(const network& net, std::string_view kind) {
+    std::int64_t n = 0;
+    for (auto v : net.vertices()) n += ops::kind(net[v].op) == kind;
+    return n;
+}
+}  // namespace
+
+// Parameter counts: each within 1% of a published count (most are exact), with the source of the number.
+TEST_CASE("ResNets: torchvision's parameter counts") {
+    // torchvision model documentation, ResNet*_Weights.IMAGENET1K_V1.meta["num_params"].
+    CHECK(near(zoo::resnet18().parameter_count(), 11'689'512, 0.01));
+    CHECK(near(zoo::resnet34().parameter_count(), 21'797'672, 0.01));
+    CHECK(near(zoo::resnet50().parameter_count(), 25'557'032, 0.01));
+    CHECK(near(zoo::resnet101().parameter_count(), 44'549'160, 0.01));
+    CHECK(near(zoo::resnet152().parameter_count(), 60'192'808, 0.01));
+    // All exact: bias-free convolutions, 2 per channel in batch normalization (scale, shift), fc with bias.
+    CHECK(zoo::resnet50().parameter_count() == 25'557'032);
+    CHECK(zoo::resnet18().parameter_count() == 11'689'512);
+
+    const network r50 = zoo::resnet50();
+    CHECK(r50.native_batch == 64);
+    CHECK(r50.at("maxpool").output.str() == "56x56x64");
+    CHECK(r50.at("layer1.0/add").output.str() == "56x56x256");
+    CHECK(r50.at("layer4.2/relu").output.str() == "7x7x2048");
+    // v1.5: the stride is on the 3x3 convolution of the first block of stages 2-4.
+    CHECK(r50.at("layer2.0/conv1").output.str() == "56x56x128");
+    CHECK(r50.at("layer2.0/conv2").output.str() == "28x28x128");
+    CHECK(r50.at("layer2.0/downsample").output.str() == "28x28x512");
+    CHECK_FALSE(r50.find("layer2.1/downsample"));  // identity shortcuts inside a stage
+    CHECK(count(r50, "elementwise") == 16);       // 3 + 4 + 6 + 3 residual sums
+    CHECK(count(r50, "conv2d") == 53);            // 1 + 16 * 3 + 4 projections
+    CHECK(count(zoo::resnet18(), "conv2d") == 20); // 1 + 8 * 2 + 3 projections
+}
+
+TEST_CASE("ResNeXt-101 32x4d and SE-ResNeXt-101 32x4d: Cadene's pretrained-models counts") {
+    // Cadene/pretrained-models.pytorch resnext101_32x4d and se_resnext101_32x4d, 44,177,704 and 48,955,416
+    // parameters as osmr/imgclsmob's tables list them for Cadene's weights.
+    const network x = zoo::resnext101_32x4d(), se = zoo::se_resnext101_32x4d();
+    CHECK(near(x.parameter_count(), 44'177'704, 0.01));
+    CHECK(near(se.parameter_count(), 48'955'416, 0.01));
+    CHECK(x.parameter_count() == 44'177'704);
+    CHECK(se.parameter_count() == 48'955'416);
+    // 32 groups of 4 channels in the first stage's 3x3: 128 wide, 3*3*(128/32)*128 weights.
+    CHECK(x.at("layer1.0/conv2").parameters == 3 * 3 * 4 * 128);
+    CHECK(x.at("layer4.0/conv2").output.str() == "7x7x1024");
+    // The SE gate of a last-stage block: 2048 -> 128 -> 2048 with biases, scaling 7x7x2048.
+    CHECK(se.at("layer4.2/se/pool").output.str() == "1x1x2048");
+    CHECK(se.at("layer4.2/se/reduce").parameters == 2048 * 128 + 128);
+    CHECK(se.at("layer4.2/se/expand").parameters == 128 * 2048 + 2048);
+    CHECK(se.at("layer4.2/se/scale").output.str() == "7x7x2048");
+    CHECK(count(se, "elementwise") == 2 * 33);  // a scale and a sum in each of the 33 blocks
+    CHECK(se.parameter_count() - x.parameter_count() == 4'777'712);  // the 33 SE modules
+}
+
+TEST_CASE("DenseNet-121, GoogLeNet and Inception v3") {
+    // torchvision DenseNet121_Weights.IMAGENET1K_V1.meta["num_params"]: 7,978,856.
+    const network d = zoo::densenet121();
+    CHECK(near(d.parameter_count(), 7'978'856, 0.01));
+    CHECK(d.parameter_count() == 7'978'856);
+    CHECK(d.at("denseblock1/layer6/concat").output.str() == "56x56x256");  // 64 + 6 * 32
+    CHECK(d.at("transition1/pool").output.str() == "28x28x128");
+    CHECK(d.at("denseblock4/layer16/concat").output.str() == "7x7x1024");
+    CHECK(count(d, "conv2d") == 120);  // 1 + 2 * 58 dense layers + 3 transitions
+
+    // GoogLeNet as Caffe's bvlc_googlenet without its two auxiliary classifiers: 6,998,552 parameters,
+    // HewlettPackard/dlcookbook-dlbs's model table (googlenet, 3x224x224); Szegedy et al. 2015 Table 1's
+    // "params" column sums to 6.8M (weights only, rounded per row): within 3%.
+    const network g = zoo::googlenet();
+    CHECK(near(g.parameter_count(), 6'998'552, 0.01));
+    CHECK(near(g.parameter_count(), 6'797'700, 0.03));
+    CHECK(g.at("inception_3a/output").output.str() == "28x28x256");
+    CHECK(g.at("inception_4e/output").output.str() == "14x14x832");
+    CHECK(g.at("inception_5b/output").output.str() == "7x7x1024");
+    CHECK(g.at("inception_3a/5x5").parameters == 5 * 5 * 16 * 32 + 32);
+    CHECK(count(g, "lrn") == 2);
+
+    // Inception v3: torchvision's Inception_V3_Weights.IMAGENET1K_V1.meta["num_params"] is 27,161,264 with
+    // the auxiliary classifier (InceptionAux: 1x1 768->128 conv + BN 98,560, 5x5 128->768 conv + BN
+    // 2,459,136, fc 768->1000 769,000: 3,326,696), which our builder leaves out: 23,834,568.
+    const network v3 = zoo::inception_v3();
+    CHECK(near(v3.parameter_count(), 27'161'264 - 3'326'696, 0.01));
+    CHECK(v3.parameter_count() == 23'834'568);
+    CHECK(v3.native_batch == 64);
+    CHECK(v3.at("data").output.str() == "299x299x3");
+    CHECK(v3.at("MaxPool_5a_3x3").output.str() == "35x35x192");
+    CHECK(v3.at("Mixed_5b").output.str() == "35x35x256");
+    CHECK(v3.at("Mixed_6a").output.str() == "17x17x768");
+    CHECK(v3.at("Mixed_7a").output.str() == "8x8x1280");
+    CHECK(v3.at("Mixed_7c").output.str() == "8x8x2048");
+    CHECK(v3.at("Mixed_6b/b7x7/conv2").parameters == 1 * 7 * 128 * 128);  // 1x7, no bias
+    CHECK(v3.at("Mixed_6b/b7x7/conv2/bn").parameters == 2 * 128);
+}
+
+TEST_CASE("Caffe AlexNet, OverFeat and NiN") {
+    // BVLC AlexNet (models/bvlc_alexnet deploy.prototxt; "60 million parameters", Krizhevsky et al. 2012):
+    //   conv1 11*11*3*96 + 96 = 34,944; conv2 5*5*48*256 + 256 = 307,456 (groups 2); conv3 3*3*256*384 + 384
+    //   = 885,120; conv4 3*3*192*384 + 384 = 663,936; conv5 3*3*192*256 + 256 = 442,624;
+    //   fc6 6*6*256*4096 + 4096 = 37,752,832; fc7 16,781,312; fc8 4,097,000; sum 60,965,224.
+    const network a = zoo::alexnet_caffe();
+    CHECK(near(a.parameter_count(), 60'965'224, 0.01));
+    CHECK(a.parameter_count() == 60'965'224);
+    CHECK(a.at("conv2").parameters == 307'456);
+    CHECK(a.at("conv1").output.str() == "55x55x96");
+    CHECK(a.at("pool5").output.str() == "6x6x256");
+    CHECK(a.native_batch == 128);
+
+    // OverFeat fast (Sermanet et al. 2014, Table 1, as convnet-benchmarks and tf_cnn_benchmarks build it):
+    // 145,920,872 in HewlettPackard/dlcookbook-dlbs's model table (overfeat, 3x231x231).
+    const network o = zoo::overfeat();
+    CHECK(near(o.parameter_count(), 145'920'872, 0.01));
+    CHECK(o.at("pool5").output.str() == "6x6x1024");
+    // PALEO's overfeat.json (TF-slim) has the same layers and shapes but 64 filters in conv1.
+    const auto paleo_o = io::load_paleo_json(test_support::source_path("data/nets/paleo/overfeat.json"));
+    for (auto v : paleo_o.vertices()) {
+        const auto& l = paleo_o[v];
+        if (l.name == "softmax" || l.name == "conv1" || l.name == "pool1") continue;
+        INFO("overfeat " << l.name);
+        REQUIRE(o.find(l.name));
+        CHECK(o.at(l.name).output.str() == l.output.str());
+    }
+    for (const char* l : {"conv3", "conv4", "conv5", "fc6", "fc7", "fc8"})
+        CHECK(o.at(l).parameters == paleo_o.at(l).parameters);
+    CHECK(o.at("conv2").parameters - paleo_o.at("conv2").parameters == 5 * 5 * (96 - 64) * 256);
+
+    // NiN (Caffe model zoo nin_imagenet, gist mavenlin/d802a5849de39225bcc6): "a snapshot of size 29MB",
+    // 29 MiB of fp32 = 7.60 million parameters; its train_val.prototxt sums to 7,595,176:
+    //   conv1 34,944 + cccp1-2 2*9,312 + conv2 614,656 + cccp3-4 2*65,792 + conv3 885,120 + cccp5-6 2*147,840
+    //   + conv4 3,539,968 + cccp7 1,049,600 + cccp8 1,025,000.
+    const network n = zoo::nin();
+    CHECK(near(n.parameter_count(), 29.0 * 1024 * 1024 / 4, 0.01));
+    CHECK(n.parameter_count() == 7'595'176);
+    // PALEO's nin.json: the same layers, shapes and parameters (its convolutions have biases too).
+    const auto paleo_n = io::load_paleo_json(test_support::source_path("data/nets/paleo/nin.json"));
+    for (auto v : paleo_n.vertices()) {
+        const auto& l = paleo_n[v];
+        if (l.name == "softmax") continue;
+        INFO("nin " << l.name);
+        REQUIRE(n.find(l.name));
+        CHECK(n.at(l.name).output.str() == l.output.str());
+        CHECK(n.at(l.name).parameters == l.parameters);
+    }
+}
+
+TEST_CASE("forward multiply-adds against published counts") {
+    // torchvision's model documentation, meta["_ops"] ("GFLOPS", counted as multiply-adds): resnet18 1.81,
+    // resnet50 4.09, vgg16 15.47, inception_v3 5.71, densenet121 2.83; within 2%
+    // (ours counts convolutions and fully connected layers only).
+    CHECK(near(forward_macs(zoo::resnet18()), 1.81e9, 0.02));
+    CHECK(near(forward_macs(zoo::resnet50()), 4.09e9, 0.02));
+    CHECK(near(forward_macs(zoo::vgg16()), 15.47e9, 0.02));
+    CHECK(near(forward_macs(zoo::inception_v3()), 5.71e9, 0.02));
+    CHECK(near(forward_macs(zoo::densenet121()), 2.83e9, 0.02));
+    // Szegedy et al. 2015, section 1: GoogLeNet's budget of "1.5 billion multiply-adds at inference time";
+    // within 6% (ours 1.58G).
+    CHECK(near(forward_macs(zoo::googlenet()), 1.5e9, 0.06));
+    // osmr/imgclsmob: ResNeXt-101 (32x4d) 8,003.45M (also counts BN and additions); within 2%.
+    CHECK(near(forward_macs(zoo::resnext101_32x4d()), 8'003.45e6, 0.02));
+}
+
+TEST_CASE("resolution and classes options reshape the zoo nets") {
+    // ResNet-50 at 160x160 with 10 classes: 160/32 = 5x5 before the global pooling; the classifier shrinks
+    // from 2048*1000 + 1000 to 2048*10 + 10: 25,557,032 - 2,049,000 + 20,490 = 23,528,522.
+    const network r = zoo::resnet50({.resolution = 160, .classes = 10});
+    CHECK(r.at("data").output.str() == "160x160x3");
+    CHECK(r.at("layer4.2/relu").output.str() == "5x5x2048");
+    CHECK(r.at("fc").output.str() == "10");
+    CHECK(r.parameter_count() == 23'528'522);
+    // Fewer pixels, fewer multiply-adds: (160/224)^2 of the convolutions.
+    CHECK(forward_macs(r) < 0.55 * forward_macs(zoo::resnet50()));
+    // The default resolution is each network's own.
+    CHECK(zoo::alexnet_caffe().at("data").output.str() == "227x227x3");
+    CHECK(zoo::overfeat().at("data").output.str() == "231x231x3");
+    CHECK(zoo::inception_v3().at("data").output.str() == "299x299x3");
+    CHECK(zoo::googlenet().at("data").output.str() == "224x224x3");
+    // Others follow the options too.
+    CHECK(zoo::densenet121({.resolution = 256}).at("denseblock4/layer16/concat").output.str() == "8x8x1024");
+    CHECK(zoo::inception_v3({.resolution = 224, .classes = 5}).at("Mixed_7c").output.str() == "5x5x2048");
+    CHECK(zoo::se_resnext101_32x4d({.classes = 10}).at("fc").output.str() == "10");
+    CHECK(zoo::googlenet({.classes = 10}).parameter_count() == 6'998'552 - 1'025'000 + 10'250);
+    CHECK(zoo::overfeat({.resolution = 263}).at("pool5").output.str() == "7x7x1024");
+    CHECK(zoo::find("nin")->build({.resolution = 0, .classes = 100}).at("pool4").output.str() == "1x1x100");
 }
 
 namespace {

@@ -39,27 +39,51 @@ struct concat {
     }
 };
 
-// Element-wise sum or product of inputs of equal shape (residual connections, gating).
+// Element-wise sum or product of inputs of equal shape (residual connections, gating). A product also
+// broadcasts a 1x1xC input over an HxWxC one (channel-wise scaling: squeeze-and-excitation's gate).
 struct elementwise {
     static constexpr std::string_view kind = "elementwise";
     enum class operation { add, multiply } op = operation::add;
 
+    // Whether `s` broadcasts over `out` (1x1xC against HxWxC).
+    static bool broadcasts(const tensor_shape& s, const tensor_shape& out) {
+        return s.rank == 3 && out.rank == 3 && s.h() == 1 && s.w() == 1 && s.c() == out.c();
+    }
     tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
         detail::require(in.size() >= 2, layer, "expects at least two inputs, got " + std::to_string(in.size()));
+        tensor_shape out = in[0];
         for (const auto& s : in)
-            detail::require(s == in[0], layer, "inputs " + in[0].str() + " and " + s.str() + " differ in shape");
-        return in[0];
+            if (s.elements() > out.elements()) out = s;
+        for (const auto& s : in) {
+            if (s == out) continue;
+            if (op == operation::multiply)
+                detail::require(broadcasts(s, out), layer,
+                                "inputs " + s.str() + " and " + out.str() +
+                                    " do not broadcast (equal shapes, or 1x1xC against HxWxC)");
+            else
+                detail::require(false, layer, "inputs " + s.str() + " and " + out.str() + " differ in shape");
+        }
+        return out;
     }
     std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
         const double k = static_cast<double>(a.inputs.size());
+        double small = 0, in = 0;  // broadcast inputs; elements of all inputs
+        for (const auto& s : a.inputs) {
+            small += s == a.output ? 0 : 1;
+            in += detail::elems(s) * a.batch;
+        }
+        const bool equal = small == 0;  // the k*x forms below, kept to the last bit
         switch (p) {
-            case phase::forward: return {(k - 1) * x, k * e * x, e * x};
+            case phase::forward: return {(k - 1) * x, equal ? k * e * x : e * in, e * x};
             // The gradient of a sum is passed through unchanged (no kernel); a product's gradient
-            // to each input is dy times the other k-1 inputs.
+            // to each input is dy times the other k-1 inputs, summed over H and W for a broadcast
+            // input (one more add per output element). Reads dy and the inputs, writes their gradients.
             case phase::backward_data:
-                return op == operation::add ? op_work{} : op_work{k * (k - 1) * x, (k + 1) * e * x, k * e * x};
+                if (op == operation::add) return {};
+                if (equal) return {k * (k - 1) * x, (k + 1) * e * x, k * e * x};
+                return {(k * (k - 1) + small) * x, e * (x + in), e * in};
             case phase::backward_weights: return {};
         }
         return {};
