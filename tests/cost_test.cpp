@@ -11,9 +11,11 @@
 #include <steptime/io.hpp>
 
 #include "support/csv.hpp"
+#include "support/errors.hpp"
 
 using namespace steptime;
 using test_support::close;
+using test_support::message_of;
 
 namespace {
 
@@ -279,6 +281,93 @@ TEST_CASE("roofline without overhead never exceeds paleo's fetch + compute + wri
 }
 
 // ---------------------------------------------------------------------------------------------------
+// kernel: per-operator-class efficiency, tile and wave quantization, tensor-core alignment.
+
+TEST_CASE("kernel: each pass is a kernel on the roofline at its operator class's efficiency") {
+    network net;
+    net.add("data", ops::input{tensor_shape::image(28, 28, 256)});
+    net.add("relu", ops::activation{}, {"data"});
+    net.add("conv", conv(256, 3, 1, ops::padding::same()), {"relu"});
+    net.add("conv_s2", conv(256, 3, 2, ops::padding::same()), {"conv"});
+    const device dev = test_device();  // no SM count: no quantization
+    const cost::kernel k{};            // defaults: matmul 0.85 on CUDA cores, Winograd 1.5, memory 0.8, 5 us
+    // ReLU, batch 4: 6,422,528 B (see the roofline case) at 0.8 x 1e11 B/s, plus one launch.
+    CHECK(close(cost_of(k, net, "relu", pass::forward, dev, 4).total().value(), 6'422'528 / 0.8e11 + 5e-6));
+    // 3x3 stride-1 conv, batch 4: 3,700,178,944 FLOPs at 1e12 x 0.85 x 1.5 (Winograd), against 8,782,848 B
+    // at 0.8e11 (110 us): compute-bound.
+    CHECK(close(cost_of(k, net, "conv", pass::forward, dev, 4).total().value(), 3'700'178'944 / (1e12 * 0.85 * 1.5) + 5e-6));
+    // Stride 2 has no Winograd: 14x14 outputs, 2 * 2304 * 14*14*256 * 4 + 14*14*256*4 = 925,044,736 FLOPs at 0.85e12.
+    CHECK(close(cost_of(k, net, "conv_s2", pass::forward, dev, 4).total().value(), 925'044'736 / 0.85e12 + 5e-6));
+    // Backward: two kernels, two launches.
+    CHECK(close(cost_of(k, net, "conv", pass::backward, dev, 4).total().value(),
+                cost_of(k, net, "conv", pass::backward_data, dev, 4).total().value() +
+                    cost_of(k, net, "conv", pass::backward_weights, dev, 4).total().value()));
+    // The update: SGD reads w and g and writes w in FP32 (12 B per parameter), memory-bound, plus a launch
+    // and the host's per-step overhead.
+    cost::kernel host = k;
+    host.host_overhead = milliseconds_of(2);
+    const std::int64_t params = 1'000'000;
+    CHECK(close(host.update(params, cost_context{dev, 4}).total().value(), 12e6 / 0.8e11 + 5e-6 + 2e-3));
+}
+
+TEST_CASE("kernel: utilization of a GEMM, by hand") {
+    const cost::kernel k{};  // tiles 128 and 64
+    device dev = test_device();
+    dev.sm_count = 80;
+    // 12288 x 128: 96 tiles of 128 on 80 SMs are 1.2 waves that cost 2 (96/160 = 0.6); 384 tiles of 64 are
+    // 4.8 waves that cost 5 (384/400 = 0.96). The better: 0.96.
+    CHECK(close(k.utilization({12288, 128, 4096}, dev), 0.96));
+    // DeepBench's 1760 x 128 x 1760 on a V100's 80 SMs. 128-tiles: 14 x 1, filled 1760*128 / (14*128*128)
+    // = 0.98214; 14 tiles split-K 5 ways (floor(80/14)) = 70 of 80 SMs: 0.98214 * 0.875 = 0.859375.
+    // 64-tiles: 28 x 2 = 56 tiles, no split (floor(80/56) = 1), 0.98214 * 0.7. The better: 0.859375.
+    CHECK(close(k.utilization({1760, 128, 1760}, dev), 1760.0 * 128 / (14 * 128 * 128) * 70 / 80));
+    // A 16-wide matrix fills a quarter of a 64-wide tile.
+    CHECK(close(k.utilization({64 * 80, 16, 4096}, dev), 0.25));
+    // Without an SM count, no quantization.
+    CHECK(k.utilization({1, 1, 1}, test_device()) == 1);
+}
+
+TEST_CASE("kernel: tensor cores for aligned channels in half precision, CUDA cores otherwise") {
+    const device& v100 = devices::get("v100-sxm2-16gb");  // 15.7 FP32, 31.4 FP16 SIMT, 125 FP16 tensor TFLOP/s
+    network net;
+    net.add("data", ops::input{tensor_shape::image(56, 56, 512)});
+    net.add("x", ops::passthrough{}, {"data"});
+    net.add("rgb", ops::input{tensor_shape::image(56, 56, 3)});
+    ops::conv2d c = conv(512, 1, 1, ops::padding::same());
+    c.bias = false;
+    net.add("aligned", c, {"x"});  // 512 input channels, 1x1
+    ops::conv2d first = conv(64, 7, 1, ops::padding::same());
+    first.bias = false;
+    net.add("odd", first, {"rgb"});  // 3 input channels, 7x7
+    const cost::kernel k{.launch_overhead = seconds_of(0)};
+    const auto compute = [&](const char* layer, element_type p) {
+        return k.layer(net, *net.find(layer), pass::forward, cost_context{v100, 256, p}).compute.value();
+    };
+    const double rows = 256.0 * 56 * 56;
+    // Both are compute-bound: 1x1, 2 * 512 * 512 * rows = 4.2e11 FLOPs against 2 x 822 MB of FP16 (2.3 ms
+    // at 720 GB/s); 7x7, 2 * 147 * 64 * rows = 1.5e10 FLOPs against 103 MB of output.
+    const double aligned = 2 * 512.0 * 512 * rows, odd = 2 * 147.0 * 64 * rows;
+    const auto u = [&](double out, double in) { return k.utilization({rows, out, in}, v100); };
+    CHECK(close(compute("aligned", element_type::fp16), aligned / (125e12 * 0.75 * u(512, 512))));
+    CHECK(close(compute("aligned", element_type::fp32), aligned / (15.7e12 * 0.85 * u(512, 512))));
+    // 3 channels: FP16 on the SIMT pipe, at the CUDA-core matmul efficiency.
+    CHECK(close(compute("odd", element_type::fp16), odd / (31.4e12 * 0.85 * u(64, 147))));
+}
+
+TEST_CASE("kernel: settings outside the model's domain are refused") {
+    const auto err = [](const cost::kernel& k) { return message_of<invalid_argument>([&] { k.validate(); }); };
+    cost::kernel k;
+    k.efficiency.winograd_speedup = 5;
+    CHECK(err(k) == "kernel: winograd_speedup is 5.000000, expected a factor in [1, 4] (F(4x4,3x3) saves at most 4x)");
+    k = {};
+    k.efficiency.tensor_matmul = ratio_of(1.5);
+    CHECK(err(k) == "kernel: tensor_matmul is 1.500000, expected a fraction in (0, 1]");
+    k = {};
+    k.host_overhead = seconds_of(-1);
+    CHECK(err(k) == "kernel: host_overhead is -1.000000 s, expected a finite non-negative time");
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Properties of every model over every network.
 
 TEST_CASE("every model on every network: finite positive, monotone in batch, bounds ordered, no communication") {
@@ -311,6 +400,7 @@ TEST_CASE("every model on every network: finite positive, monotone in batch, bou
         check(net, cost::paleo{});
         check(net, cost::paleo_compat{});
         check(net, cost::roofline{});
+        check(net, cost::kernel{});
     }
 }
 

@@ -17,6 +17,7 @@
 #include "steptime/cost/paleo_compat.hpp"
 #include "steptime/cost/paleo.hpp"
 #include "steptime/cost/roofline.hpp"
+#include "steptime/cost/kernel.hpp"
 #include "steptime/cost/calibration.hpp"
 #include "steptime/estimate.hpp"
 #include "steptime/phase_time.hpp"

@@ -1230,27 +1230,51 @@ struct concat {
     }
 };
 
-// Element-wise sum or product of inputs of equal shape (residual connections, gating).
+// Element-wise sum or product of inputs of equal shape (residual connections, gating). A product also
+// broadcasts a 1x1xC input over an HxWxC one (channel-wise scaling: squeeze-and-excitation's gate).
 struct elementwise {
     static constexpr std::string_view kind = "elementwise";
     enum class operation { add, multiply } op = operation::add;
 
+    // Whether `s` broadcasts over `out` (1x1xC against HxWxC).
+    static bool broadcasts(const tensor_shape& s, const tensor_shape& out) {
+        return s.rank == 3 && out.rank == 3 && s.h() == 1 && s.w() == 1 && s.c() == out.c();
+    }
     tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
         detail::require(in.size() >= 2, layer, "expects at least two inputs, got " + std::to_string(in.size()));
+        tensor_shape out = in[0];
         for (const auto& s : in)
-            detail::require(s == in[0], layer, "inputs " + in[0].str() + " and " + s.str() + " differ in shape");
-        return in[0];
+            if (s.elements() > out.elements()) out = s;
+        for (const auto& s : in) {
+            if (s == out) continue;
+            if (op == operation::multiply)
+                detail::require(broadcasts(s, out), layer,
+                                "inputs " + s.str() + " and " + out.str() +
+                                    " do not broadcast (equal shapes, or 1x1xC against HxWxC)");
+            else
+                detail::require(false, layer, "inputs " + s.str() + " and " + out.str() + " differ in shape");
+        }
+        return out;
     }
     std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
         const double k = static_cast<double>(a.inputs.size());
+        double small = 0, in = 0;  // broadcast inputs; elements of all inputs
+        for (const auto& s : a.inputs) {
+            small += s == a.output ? 0 : 1;
+            in += detail::elems(s) * a.batch;
+        }
+        const bool equal = small == 0;  // the k*x forms below, kept to the last bit
         switch (p) {
-            case phase::forward: return {(k - 1) * x, k * e * x, e * x};
+            case phase::forward: return {(k - 1) * x, equal ? k * e * x : e * in, e * x};
             // The gradient of a sum is passed through unchanged (no kernel); a product's gradient
-            // to each input is dy times the other k-1 inputs.
+            // to each input is dy times the other k-1 inputs, summed over H and W for a broadcast
+            // input (one more add per output element). Reads dy and the inputs, writes their gradients.
             case phase::backward_data:
-                return op == operation::add ? op_work{} : op_work{k * (k - 1) * x, (k + 1) * e * x, k * e * x};
+                if (op == operation::add) return {};
+                if (equal) return {k * (k - 1) * x, (k + 1) * e * x, k * e * x};
+                return {(k * (k - 1) + small) * x, e * (x + in), e * in};
             case phase::backward_weights: return {};
         }
         return {};
@@ -2043,6 +2067,193 @@ private:
 
 }  // namespace steptime::cost
 // ---- end steptime/cost/roofline.hpp ----
+// ---- begin steptime/cost/kernel.hpp ----
+// steptime/cost/kernel.hpp: each pass of each layer as the GPU kernel that runs it. Its time is the roofline
+// of that kernel (the larger of compute and memory time, Williams et al., CACM 2009) at the efficiency its
+// operator class reaches, with wave quantization of GEMM-like kernels and a launch cost per kernel.
+
+
+
+namespace steptime::cost {
+
+// What kernels of each class reach, as fractions of the peaks of the pipe and memory they run on.
+// The defaults and their reasoning are in README.md ("How the default model works"); they come from
+// DeepBench's large cuBLAS GEMMs and STREAM-like copies, not from whole-network times.
+struct kernel_efficiency {
+    ratio simt_matmul = ratio_of(0.85);    // SGEMM on CUDA cores, large sizes (DeepBench V100 94%, Maxwell 71%)
+    ratio tensor_matmul = ratio_of(0.75);  // HGEMM on tensor cores, large sizes (DeepBench V100 72-90%)
+    ratio memory = ratio_of(0.80);         // element-wise and normalization kernels, of DRAM bandwidth
+    // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
+    // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores.
+    double winograd_speedup = 1.5;
+};
+
+// GEMM dimensions of a matmul-like kernel: C[m x n] += A[m x k] B[k x n].
+struct gemm_shape {
+    double m = 0, n = 0, k = 0;
+};
+
+struct kernel {
+    static constexpr std::string_view name = "kernel";
+
+    kernel_efficiency efficiency{};
+    ratio ppp_comm = ratio_of(1.0);
+    // Launch and framework dispatch of one kernel (NVIDIA CUDA C++ Best Practices Guide: about 5 us).
+    seconds launch_overhead = microseconds_of(5);
+    // Per step on the host: data loading and framework work not hidden behind the GPU. Zero by default
+    // (synthetic-data benchmarks); charged with the weight update, the model's one per-step term.
+    seconds host_overhead{};
+    // Output tile of a GEMM-like kernel on one SM (cuBLAS/CUTLASS's common 128x128 threadblock tile).
+    double tile = 128;
+    optimizer update_rule = optimizer::sgd;
+    std::optional<bytes_per_second> cross_device_bandwidth{};
+
+    void validate() const {
+        detail::validate_common(name, efficiency.simt_matmul, efficiency.memory, ppp_comm, cross_device_bandwidth);
+        steptime::detail::require_ppp(name, "tensor_matmul", efficiency.tensor_matmul);
+        if (!(efficiency.winograd_speedup >= 1 && efficiency.winograd_speedup <= 4))
+            throw invalid_argument("kernel: winograd_speedup is " + std::to_string(efficiency.winograd_speedup) +
+                                   ", expected a factor in [1, 4] (F(4x4,3x3) saves at most 4x)");
+        if (!(tile >= 1 && std::isfinite(tile)))
+            throw invalid_argument("kernel: tile is " + std::to_string(tile) + ", expected at least 1");
+        detail::require_overhead(name, "launch_overhead", launch_overhead);
+        detail::require_overhead(name, "host_overhead", host_overhead);
+    }
+
+    layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
+        layer_time t{};
+        const auto add = [&](pass q) {
+            const op_work w = detail::pass_work(net, v, q, c);
+            if (w.flops > 0 || w.bytes_read + w.bytes_written > 0) t += run(w, matmul_of(net[v].op, q, net[v], c.batch), c);
+        };
+        if (p == pass::backward) {  // two kernels: data gradient and weight gradient
+            add(pass::backward_data);
+            add(pass::backward_weights);
+        } else {
+            add(p);
+        }
+        if (const double remote = detail::remote_bytes(net, v, p, c); remote > 0) {
+            t.remote = bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
+            t.traffic += bytes_of(remote);
+        }
+        return t;
+    }
+
+    std::int64_t parameters(const network& net) const { return net.parameter_count(); }
+
+    // The optimizer's element-wise update over FP32 master weights, gradients and state: memory-bound.
+    layer_time update(std::int64_t count, const cost_context& c) const {
+        const auto u = work_of(update_rule);
+        const double params = static_cast<double>(count);
+        layer_time t = params > 0 ? run({u.flops_per_param * params, 4 * u.tensors_read * params,
+                                         4 * u.tensors_written * params},
+                                        {}, c)
+                                  : layer_time{};
+        t.overhead += host_overhead;
+        return t;
+    }
+
+    // The fraction of the machine a GEMM of this shape keeps busy under the better of two launch
+    // configurations: output tiles of `tile` or tile/2 square (CUTLASS's large and small threadblock tiles;
+    // tile quantization: a 16-wide matrix wastes most of a 64-wide tile), in whole waves over the SMs
+    // (1.2 waves cost 2); a grid smaller than one wave splits the reduction over the idle SMs (cuBLAS's
+    // split-K, up to 16 parts). Either configuration's time (waves x k / split) grows with m, n and k, so
+    // the better one's does too. 1 without an SM count.
+    double utilization(const gemm_shape& g, const device& dev) const {
+        if (!dev.sm_count || g.m <= 0 || g.n <= 0) return 1;
+        const double sms = *dev.sm_count;
+        double best = 0;
+        for (const double t : {tile, tile / 2}) {
+            const double tm = std::ceil(g.m / t), tn = std::ceil(g.n / t);
+            const double filled = g.m * g.n / (tm * tn * t * t);
+            const double split = std::clamp(std::floor(sms / (tm * tn)), 1.0, 16.0);
+            const double tiles = tm * tn * split;
+            best = std::max(best, filled * tiles / (std::ceil(tiles / sms) * sms));
+        }
+        return best;
+    }
+
+private:
+    struct matmul_kernel {
+        bool is_matmul = false;
+        gemm_shape shape{};
+        bool aligned = true;    // input channels are a multiple of 8 (tensor cores take them)
+        bool winograd = false;  // a 3x3 stride-1 dense convolution
+    };
+
+    // The implicit GEMM of a convolution or dense layer in pass q (NHWC; per group for grouped convolutions).
+    static matmul_kernel matmul_of(const layer_op& op, pass q, const steptime::layer<layer_op>& l, std::int64_t batch) {
+        const double n = static_cast<double>(batch);
+        const auto by_pass = [&](double rows, double out, double in) -> gemm_shape {  // forward: [rows x in][in x out]
+            switch (q) {
+                case pass::forward: return {rows, out, in};
+                case pass::backward_data: return {rows, in, out};
+                default: return {out, in, rows};  // weight gradient: reduces over the rows
+            }
+        };
+        const auto by8 = [](std::int64_t channels) { return channels % 8 == 0; };
+        if (const auto* d = std::get_if<ops::dense>(&op)) {
+            const std::int64_t in = l.inputs[0].elements();
+            return {true, by_pass(n, static_cast<double>(d->outputs), static_cast<double>(in)), by8(in)};
+        }
+        if (const auto* cv = std::get_if<ops::conv2d>(&op)) {
+            const std::int64_t cin = l.inputs[0].c() / cv->groups, cout = cv->filters / cv->groups;
+            const double rows = n * static_cast<double>(l.output.h() * l.output.w());
+            const double taps = static_cast<double>(cv->kernel.h * cv->kernel.w);
+            return {true, by_pass(rows, static_cast<double>(cout), taps * static_cast<double>(cin)), by8(cin),
+                    cv->kernel.h == 3 && cv->kernel.w == 3 && cv->stride.h == 1 && cv->stride.w == 1 &&
+                        cv->dilation.h == 1 && cv->dilation.w == 1 && cv->groups == 1};
+        }
+        if (const auto* dc = std::get_if<ops::deconv2d>(&op)) {
+            const double rows = n * static_cast<double>(l.inputs[0].h() * l.inputs[0].w());
+            return {true,
+                    by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
+                            static_cast<double>(l.inputs[0].c())),
+                    by8(l.inputs[0].c())};
+        }
+        return {};
+    }
+
+    // Whether matmuls in this precision run on a tensor-core pipe of the device (device::peak_for's choice).
+    static bool tensor_pipe(element_type p, const device& d) {
+        switch (p) {
+            case element_type::fp32: return false;
+            case element_type::tf32: return d.peak.tf32_tensor.has_value();
+            case element_type::fp16: return d.peak.fp16_tensor.has_value();
+            case element_type::bf16: return d.peak.bf16_tensor.has_value();
+            case element_type::fp8:
+            case element_type::int8: return d.peak.fp8_tensor || d.peak.fp16_tensor;
+        }
+        return false;
+    }
+
+    // The peak a matmul kernel runs at, and whether on tensor cores: they read input channels 8 at a time
+    // (16 bytes of FP16, cuDNN's alignment rule for tensor-core convolutions), so a layer whose input
+    // channels are not a multiple of 8 (an RGB image) runs on the CUDA cores (in half precision where
+    // the device has a faster SIMT half pipe).
+    static std::pair<flops_per_second, bool> matmul_pipe(const cost_context& c, bool aligned) {
+        if (!tensor_pipe(c.precision, c.dev)) return {c.dev.peak_for(c.precision), false};
+        if (aligned) return {c.dev.peak_for(c.precision), true};
+        return {c.precision == element_type::fp32 || c.precision == element_type::tf32 || !c.dev.peak.fp16
+                    ? c.dev.peak.fp32 : *c.dev.peak.fp16, false};
+    }
+
+    // One kernel: the binding resource's time at its class's efficiency, plus its launch. Element-wise
+    // work runs on the CUDA cores; Winograd applies on them only (cuDNN's tensor-core kernels are GEMMs).
+    layer_time run(const op_work& w, const matmul_kernel& mm, const cost_context& c) const {
+        flops_per_second rate = c.dev.peak.fp32;
+        if (mm.is_matmul) {
+            const auto [peak, tensor] = matmul_pipe(c, mm.aligned);
+            const double saving = mm.winograd && !tensor ? efficiency.winograd_speedup : 1.0;
+            rate = peak * (tensor ? efficiency.tensor_matmul : efficiency.simt_matmul) *
+                   (saving * utilization(mm.shape, c.dev));
+        }
+        return detail::roofline_kernel(w, rate, c.dev.memory_bandwidth * efficiency.memory, launch_overhead);
+    }
+};
+
+}  // namespace steptime::cost
+// ---- end steptime/cost/kernel.hpp ----
 // ---- begin steptime/cost/calibration.hpp ----
 // steptime/cost/calibration.hpp: a device's fitted efficiencies, what a PPP calibration (fit/ppp.hpp) finds
 // from measured times and the default cost model applies (`steptime predict --calibration FILE`).
@@ -2927,18 +3138,28 @@ inline void write_csv(std::ostream& out, const step_estimate& e) {
 }  // namespace steptime
 // ---- end steptime/report.hpp ----
 // ---- begin steptime/zoo/zoo.hpp ----
-// steptime/zoo/zoo.hpp: built-in networks, written with the builder API.
+// steptime/zoo/zoo.hpp: the catalog of built-in networks (name, one-line description, builder).
+
+
+// ---- begin steptime/zoo/alexnet.hpp ----
+// steptime/zoo/alexnet.hpp: AlexNet (TF-slim and Caffe) and OverFeat, the 2012-2014 plain convnets.
+
+// ---- begin steptime/zoo/builder.hpp ----
+// steptime/zoo/builder.hpp: the zoo's options and the helpers its builders share (layer factories, a chain).
 
 
 
 namespace steptime::zoo {
 
 struct options {
-    std::int64_t resolution = 224;  // input height and width
+    std::int64_t resolution = 0;  // input height and width; 0: the network's own (224 for most)
     std::int64_t classes = 1000;
 };
 
 namespace detail {
+
+// The input side: the option's, or the network's own.
+inline std::int64_t side(const options& o, std::int64_t native = 224) { return o.resolution > 0 ? o.resolution : native; }
 
 // A square convolution (assigned field by field: headers avoid partial designated initializers,
 // which g++ 12 flags under -Wextra in users' builds).
@@ -2949,6 +3170,55 @@ inline ops::conv2d conv(std::int64_t filters, std::int64_t k, std::int64_t strid
     c.stride = {stride, stride};
     c.pad = pad;
     return c;
+}
+
+// A kh x kw convolution with explicit pads (ph, pw), as PyTorch and Caffe write them.
+inline ops::conv2d conv(std::int64_t filters, ops::extent k, std::int64_t stride, ops::extent pad, bool bias,
+                        std::int64_t groups = 1) {
+    ops::conv2d c;
+    c.filters = filters;
+    c.kernel = k;
+    c.stride = {stride, stride};
+    c.pad = ops::padding::explicit_pads(pad.h, pad.w);
+    c.groups = groups;
+    c.bias = bias;
+    return c;
+}
+
+inline ops::pool2d pool(ops::pool2d::method type, std::int64_t k, std::int64_t stride, ops::padding pad) {
+    ops::pool2d p;
+    p.type = type;
+    p.window = {k, k};
+    p.stride = {stride, stride};
+    p.pad = pad;
+    return p;
+}
+inline ops::pool2d max_pool(std::int64_t k, std::int64_t stride, ops::padding pad = ops::padding::valid()) {
+    return pool(ops::pool2d::method::max, k, stride, pad);
+}
+inline ops::pool2d avg_pool(std::int64_t k, std::int64_t stride, ops::padding pad = ops::padding::valid()) {
+    return pool(ops::pool2d::method::average, k, stride, pad);
+}
+inline ops::pool2d global_avg_pool() {
+    ops::pool2d p;
+    p.type = ops::pool2d::method::average;
+    p.global = true;
+    return p;
+}
+inline ops::activation act(ops::activation::function fn) {
+    ops::activation a;
+    a.fn = fn;
+    return a;
+}
+inline ops::elementwise elementwise(ops::elementwise::operation op) {
+    ops::elementwise e;
+    e.op = op;
+    return e;
+}
+inline ops::dense dense(std::int64_t outputs) {
+    ops::dense d;
+    d.outputs = outputs;
+    return d;
 }
 
 // A chain builder: each layer's parent is the previous one.
@@ -2966,20 +3236,42 @@ public:
                      ops::padding pad) {
         return then(name, conv(filters, k, stride, pad)).then(name + "/relu", ops::activation{});
     }
-    chain& max_pool(const std::string& name, std::int64_t k, std::int64_t stride) {
-        ops::pool2d p;
-        p.window = {k, k};
-        p.stride = {stride, stride};
-        return then(name, p);
+    chain& conv_relu(const std::string& name, const ops::conv2d& c) {
+        return then(name, c).then(name + "/relu", ops::activation{});
     }
-    chain& dropout(const std::string& name) { return then(name, ops::dropout{0.5}); }
+    // A convolution without bias, its batch normalization ("<name>/bn") and, unless told not to, its ReLU.
+    chain& conv_bn(const std::string& name, ops::conv2d c, bool relu = true) {
+        c.bias = false;
+        then(name, c).then(name + "/bn", ops::batch_norm{});
+        return relu ? then(name + "/relu", ops::activation{}) : *this;
+    }
+    chain& max_pool(const std::string& name, std::int64_t k, std::int64_t stride) {
+        return then(name, detail::max_pool(k, stride));
+    }
+    chain& dropout(const std::string& name, double keep = 0.5) { return then(name, ops::dropout{keep}); }
+    // Global average pooling, the classifier and the loss: the head of the nets after NiN.
+    chain& classifier(std::int64_t classes) {
+        return then("avgpool", global_avg_pool()).then("fc", dense(classes)).then("loss", ops::softmax_cross_entropy{});
+    }
+    const std::string& last() const { return last_; }
 
 private:
-    network& net_;
+    Net& net_;
     std::string last_;
 };
 
+// A layer of several parents (concatenations, residual sums); returns its name.
+template <class Net>
+std::string join(Net& net, const std::string& name, layer_op op, const std::vector<std::string>& parents) {
+    net.add(name, std::move(op), std::span<const std::string>(parents));
+    return name;
+}
+
 }  // namespace detail
+}  // namespace steptime::zoo
+// ---- end steptime/zoo/builder.hpp ----
+
+namespace steptime::zoo {
 
 // AlexNet as in "One weird trick" (Krizhevsky 2014), single tower; PALEO's alex_v2 (TF-slim alexnet_v2):
 // the fully connected layers are convolutions (fc6 5x5 VALID over pool5's 5x5), batch 128.
@@ -2989,7 +3281,8 @@ template <class Net = network>
 Net alexnet(const options& o = {}) {
     Net net("alexnet");
     net.native_batch = 128;
-    net.add("data", ops::input{tensor_shape::image(o.resolution, o.resolution, 3)});
+    const std::int64_t r = detail::side(o);
+    net.add("data", ops::input{tensor_shape::image(r, r, 3)});
     using ops::padding;
     detail::chain<Net>(net, "data")
         .conv_relu("conv1", 64, 11, 4, padding::valid()).max_pool("pool1", 3, 2)
@@ -3004,6 +3297,438 @@ Net alexnet(const options& o = {}) {
     return net;
 }
 
+// BVLC AlexNet (Caffe's models/bvlc_alexnet, Krizhevsky et al. 2012, Figure 2): 227x227, the two towers'
+// split kept as groups=2 in conv2, conv4 and conv5, LRN after conv1 and conv2, fully connected fc6-fc8;
+// batch 128 as convnet-benchmarks (Caffe's own is 256).
+template <class Net = network>
+Net alexnet_caffe(const options& o = {}) {
+    Net net("alexnet-caffe");
+    net.native_batch = 128;
+    const std::int64_t r = detail::side(o, 227);
+    net.add("data", ops::input{tensor_shape::image(r, r, 3)});
+    using detail::conv;
+    detail::chain<Net>(net, "data")
+        .conv_relu("conv1", conv(96, {11, 11}, 4, {0, 0}, true)).then("norm1", ops::lrn{5}).max_pool("pool1", 3, 2)
+        .conv_relu("conv2", conv(256, {5, 5}, 1, {2, 2}, true, 2)).then("norm2", ops::lrn{5}).max_pool("pool2", 3, 2)
+        .conv_relu("conv3", conv(384, {3, 3}, 1, {1, 1}, true))
+        .conv_relu("conv4", conv(384, {3, 3}, 1, {1, 1}, true, 2))
+        .conv_relu("conv5", conv(256, {3, 3}, 1, {1, 1}, true, 2)).max_pool("pool5", 3, 2)
+        .then("fc6", detail::dense(4096)).then("fc6/relu", ops::activation{}).dropout("drop6")
+        .then("fc7", detail::dense(4096)).then("fc7/relu", ops::activation{}).dropout("drop7")
+        .then("fc8", detail::dense(o.classes))
+        .then("loss", ops::softmax_cross_entropy{});
+    return net;
+}
+
+// OverFeat, fast model (Sermanet et al. 2014, Table 1): 231x231, batch 128, as convnet-benchmarks runs it
+// (96 filters in conv1; PALEO's TF-slim overfeat.json has 64), fully connected layers as convolutions.
+template <class Net = network>
+Net overfeat(const options& o = {}) {
+    Net net("overfeat-fast");
+    net.native_batch = 128;
+    const std::int64_t r = detail::side(o, 231);
+    net.add("data", ops::input{tensor_shape::image(r, r, 3)});
+    using ops::padding;
+    detail::chain<Net> c(net, "data");
+    c.conv_relu("conv1", 96, 11, 4, padding::valid()).max_pool("pool1", 2, 2)
+        .conv_relu("conv2", 256, 5, 1, padding::valid()).max_pool("pool2", 2, 2)
+        .conv_relu("conv3", 512, 3, 1, padding::same())
+        .conv_relu("conv4", 1024, 3, 1, padding::same())
+        .conv_relu("conv5", 1024, 3, 1, padding::same()).max_pool("pool5", 2, 2);
+    c.conv_relu("fc6", 3072, net.at("pool5").output.h(), 1, padding::valid()).dropout("dropout6")
+        .conv_relu("fc7", 4096, 1, 1, padding::same()).dropout("dropout7")
+        .then("fc8", detail::conv(o.classes, 1, 1, padding::same()))
+        .then("loss", ops::softmax_cross_entropy{});
+    return net;
+}
+
+}  // namespace steptime::zoo
+// ---- end steptime/zoo/alexnet.hpp ----
+// ---- begin steptime/zoo/densenet.hpp ----
+// steptime/zoo/densenet.hpp: DenseNet-121.
+
+
+namespace steptime::zoo {
+
+// DenseNet-121 (Huang et al. 2017, Table 1; torchvision's densenet121): growth 32, dense layers
+// BN-ReLU-1x1 conv (4 x growth)-BN-ReLU-3x3 conv whose output joins the running concatenation, transitions
+// BN-ReLU-1x1 conv (compression 0.5)-2x2/2 average pooling, a final BN-ReLU. Batch 64.
+template <class Net = network>
+Net densenet121(const options& o = {}) {
+    Net net("densenet121");
+    net.native_batch = 64;
+    const std::int64_t r = detail::side(o);
+    net.add("data", ops::input{tensor_shape::image(r, r, 3)});
+    using detail::conv;
+    const std::int64_t growth = 32;
+    const int blocks[] = {6, 12, 24, 16};
+    detail::chain<Net> c(net, "data");
+    c.conv_bn("conv0", conv(64, {7, 7}, 2, {3, 3}, false))
+        .then("pool0", detail::max_pool(3, 2, ops::padding::explicit_pads(1, 1)));
+    std::string x = c.last();
+    for (int b = 0; b < 4; ++b) {
+        const std::string block = "denseblock" + std::to_string(b + 1);
+        for (int l = 1; l <= blocks[b]; ++l) {
+            const std::string layer = block + "/layer" + std::to_string(l);
+            const std::string y = detail::chain<Net>(net, x)
+                                      .then(layer + "/norm1", ops::batch_norm{}).then(layer + "/relu1", ops::activation{})
+                                      .then(layer + "/conv1", conv(4 * growth, {1, 1}, 1, {0, 0}, false))
+                                      .then(layer + "/norm2", ops::batch_norm{}).then(layer + "/relu2", ops::activation{})
+                                      .then(layer + "/conv2", conv(growth, {3, 3}, 1, {1, 1}, false))
+                                      .last();
+            x = detail::join(net, layer + "/concat", ops::concat{}, {x, y});
+        }
+        detail::chain<Net> t(net, x);
+        if (b < 3) {
+            const std::string tr = "transition" + std::to_string(b + 1);
+            t.then(tr + "/norm", ops::batch_norm{}).then(tr + "/relu", ops::activation{})
+                .then(tr + "/conv", conv(net.at(x).output.c() / 2, {1, 1}, 1, {0, 0}, false))
+                .then(tr + "/pool", detail::avg_pool(2, 2));
+        } else {
+            t.then("norm5", ops::batch_norm{}).then("relu5", ops::activation{});
+        }
+        x = t.last();
+    }
+    detail::chain<Net>(net, x).classifier(o.classes);
+    return net;
+}
+
+}  // namespace steptime::zoo
+// ---- end steptime/zoo/densenet.hpp ----
+// ---- begin steptime/zoo/inception.hpp ----
+// steptime/zoo/inception.hpp: GoogLeNet (Inception v1) and Inception v3.
+
+
+namespace steptime::zoo {
+
+namespace detail {
+
+// One convolution of an Inception branch: filters, kernel, stride, pads.
+struct branch_conv {
+    std::string name;
+    std::int64_t filters;
+    ops::extent kernel;
+    std::int64_t stride;
+    ops::extent pad;
+};
+
+// A branch from `in`: optionally a pooling ("<prefix>/pool"), then convolutions each with ReLU, and with
+// batch normalization (bias-free) when `bn`; returns the last layer's name.
+template <class Net>
+std::string branch(Net& net, const std::string& in, const std::string& prefix, bool bn,
+                   std::initializer_list<branch_conv> convs, const ops::pool2d* pool = nullptr) {
+    chain<Net> c(net, in);
+    if (pool) c.then(prefix + "/pool", *pool);
+    for (const auto& b : convs) {
+        const auto k = conv(b.filters, b.kernel, b.stride, b.pad, !bn);
+        if (bn) c.conv_bn(prefix + "/" + b.name, k);
+        else c.conv_relu(prefix + "/" + b.name, k);
+    }
+    return c.last();
+}
+
+// GoogLeNet's Inception module (Szegedy et al. 2015, Figure 2b): 1x1; 1x1 -> 3x3; 1x1 -> 5x5; 3x3 max pool -> 1x1.
+template <class Net>
+std::string inception_v1(Net& net, const std::string& name, const std::string& in, std::int64_t n1, std::int64_t r3,
+                         std::int64_t n3, std::int64_t r5, std::int64_t n5, std::int64_t proj) {
+    const auto pool = max_pool(3, 1, ops::padding::same());
+    return join(net, name + "/output", ops::concat{},
+                {branch(net, in, name, false, {{"1x1", n1, {1, 1}, 1, {0, 0}}}),
+                 branch(net, in, name, false, {{"3x3_reduce", r3, {1, 1}, 1, {0, 0}}, {"3x3", n3, {3, 3}, 1, {1, 1}}}),
+                 branch(net, in, name, false, {{"5x5_reduce", r5, {1, 1}, 1, {0, 0}}, {"5x5", n5, {5, 5}, 1, {2, 2}}}),
+                 branch(net, in, name, false, {{"pool_proj", proj, {1, 1}, 1, {0, 0}}}, &pool)});
+}
+
+}  // namespace detail
+
+// GoogLeNet (Szegedy et al. 2015, Table 1; Caffe's bvlc_googlenet): convolutions with bias and ReLU, LRN
+// after pool1 and conv2, nine Inception modules, average pooling, 40% dropout; without the two auxiliary
+// classifiers (training-only heads). Poolings round up as Caffe's (SAME). Batch 128 as convnet-benchmarks.
+template <class Net = network>
+Net googlenet(const options& o = {}) {
+    Net net("googlenet");
+    net.native_batch = 128;
+    const std::int64_t r = detail::side(o);
+    net.add("data", ops::input{tensor_shape::image(r, r, 3)});
+    using ops::padding, detail::conv, detail::max_pool;
+    detail::chain<Net> c(net, "data");
+    c.conv_relu("conv1/7x7_s2", conv(64, {7, 7}, 2, {3, 3}, true))
+        .then("pool1/3x3_s2", max_pool(3, 2, padding::same())).then("pool1/norm1", ops::lrn{5})
+        .conv_relu("conv2/3x3_reduce", conv(64, {1, 1}, 1, {0, 0}, true))
+        .conv_relu("conv2/3x3", conv(192, {3, 3}, 1, {1, 1}, true)).then("conv2/norm2", ops::lrn{5})
+        .then("pool2/3x3_s2", max_pool(3, 2, padding::same()));
+    std::string x = c.last();
+    x = detail::inception_v1(net, "inception_3a", x, 64, 96, 128, 16, 32, 32);
+    x = detail::inception_v1(net, "inception_3b", x, 128, 128, 192, 32, 96, 64);
+    net.add("pool3/3x3_s2", max_pool(3, 2, padding::same()), {x});
+    x = detail::inception_v1(net, "inception_4a", "pool3/3x3_s2", 192, 96, 208, 16, 48, 64);
+    x = detail::inception_v1(net, "inception_4b", x, 160, 112, 224, 24, 64, 64);
+    x = detail::inception_v1(net, "inception_4c", x, 128, 128, 256, 24, 64, 64);
+    x = detail::inception_v1(net, "inception_4d", x, 112, 144, 288, 32, 64, 64);
+    x = detail::inception_v1(net, "inception_4e", x, 256, 160, 320, 32, 128, 128);
+    net.add("pool4/3x3_s2", max_pool(3, 2, padding::same()), {x});
+    x = detail::inception_v1(net, "inception_5a", "pool4/3x3_s2", 256, 160, 320, 32, 128, 128);
+    x = detail::inception_v1(net, "inception_5b", x, 384, 192, 384, 48, 128, 128);
+    detail::chain<Net>(net, x)
+        .then("pool5", detail::global_avg_pool()).dropout("dropout", 0.6)
+        .then("fc", detail::dense(o.classes)).then("loss", ops::softmax_cross_entropy{});
+    return net;
+}
+
+namespace detail {
+
+// Inception v3's modules (Szegedy et al. 2016, Figures 5-7 and Table 1) as torchvision's inception.py
+// writes them (InceptionA-E), each convolution bias-free with batch normalization and ReLU.
+template <class Net>
+std::string inception_a(Net& net, const std::string& name, const std::string& in, std::int64_t pool_features) {
+    const auto avg = avg_pool(3, 1, ops::padding::explicit_pads(1, 1));
+    return join(net, name, ops::concat{},
+                {branch(net, in, name + "/b1x1", true, {{"conv", 64, {1, 1}, 1, {0, 0}}}),
+                 branch(net, in, name + "/b5x5", true, {{"conv1", 48, {1, 1}, 1, {0, 0}}, {"conv2", 64, {5, 5}, 1, {2, 2}}}),
+                 branch(net, in, name + "/b3x3dbl", true,
+                        {{"conv1", 64, {1, 1}, 1, {0, 0}}, {"conv2", 96, {3, 3}, 1, {1, 1}}, {"conv3", 96, {3, 3}, 1, {1, 1}}}),
+                 branch(net, in, name + "/bpool", true, {{"conv", pool_features, {1, 1}, 1, {0, 0}}}, &avg)});
+}
+template <class Net>
+std::string inception_b(Net& net, const std::string& name, const std::string& in) {
+    const auto pool = max_pool(3, 2);
+    return join(net, name, ops::concat{},
+                {branch(net, in, name + "/b3x3", true, {{"conv", 384, {3, 3}, 2, {0, 0}}}),
+                 branch(net, in, name + "/b3x3dbl", true,
+                        {{"conv1", 64, {1, 1}, 1, {0, 0}}, {"conv2", 96, {3, 3}, 1, {1, 1}}, {"conv3", 96, {3, 3}, 2, {0, 0}}}),
+                 branch(net, in, name + "/bpool", true, {}, &pool)});
+}
+template <class Net>
+std::string inception_c(Net& net, const std::string& name, const std::string& in, std::int64_t c7) {
+    const auto avg = avg_pool(3, 1, ops::padding::explicit_pads(1, 1));
+    return join(net, name, ops::concat{},
+                {branch(net, in, name + "/b1x1", true, {{"conv", 192, {1, 1}, 1, {0, 0}}}),
+                 branch(net, in, name + "/b7x7", true,
+                        {{"conv1", c7, {1, 1}, 1, {0, 0}}, {"conv2", c7, {1, 7}, 1, {0, 3}}, {"conv3", 192, {7, 1}, 1, {3, 0}}}),
+                 branch(net, in, name + "/b7x7dbl", true,
+                        {{"conv1", c7, {1, 1}, 1, {0, 0}}, {"conv2", c7, {7, 1}, 1, {3, 0}}, {"conv3", c7, {1, 7}, 1, {0, 3}},
+                         {"conv4", c7, {7, 1}, 1, {3, 0}}, {"conv5", 192, {1, 7}, 1, {0, 3}}}),
+                 branch(net, in, name + "/bpool", true, {{"conv", 192, {1, 1}, 1, {0, 0}}}, &avg)});
+}
+template <class Net>
+std::string inception_d(Net& net, const std::string& name, const std::string& in) {
+    const auto pool = max_pool(3, 2);
+    return join(net, name, ops::concat{},
+                {branch(net, in, name + "/b3x3", true, {{"conv1", 192, {1, 1}, 1, {0, 0}}, {"conv2", 320, {3, 3}, 2, {0, 0}}}),
+                 branch(net, in, name + "/b7x7x3", true,
+                        {{"conv1", 192, {1, 1}, 1, {0, 0}}, {"conv2", 192, {1, 7}, 1, {0, 3}}, {"conv3", 192, {7, 1}, 1, {3, 0}},
+                         {"conv4", 192, {3, 3}, 2, {0, 0}}}),
+                 branch(net, in, name + "/bpool", true, {}, &pool)});
+}
+// InceptionE: the 3x3 branches split into parallel 1x3 and 3x1 convolutions, concatenated (Figure 7).
+template <class Net>
+std::string inception_e(Net& net, const std::string& name, const std::string& in) {
+    const auto avg = avg_pool(3, 1, ops::padding::explicit_pads(1, 1));
+    const auto split = [&](const std::string& from, const std::string& prefix) {
+        return join(net, prefix, ops::concat{},
+                    {branch(net, from, prefix, true, {{"a_1x3", 384, {1, 3}, 1, {0, 1}}}),
+                     branch(net, from, prefix, true, {{"b_3x1", 384, {3, 1}, 1, {1, 0}}})});
+    };
+    const std::string b1 = branch(net, in, name + "/b1x1", true, {{"conv", 320, {1, 1}, 1, {0, 0}}});
+    const std::string b3 = split(branch(net, in, name + "/b3x3", true, {{"conv1", 384, {1, 1}, 1, {0, 0}}}), name + "/b3x3");
+    const std::string b3dbl = split(branch(net, in, name + "/b3x3dbl", true,
+                                           {{"conv1", 448, {1, 1}, 1, {0, 0}}, {"conv2", 384, {3, 3}, 1, {1, 1}}}),
+                                    name + "/b3x3dbl");
+    const std::string bp = branch(net, in, name + "/bpool", true, {{"conv", 192, {1, 1}, 1, {0, 0}}}, &avg);
+    return join(net, name, ops::concat{}, {b1, b3, b3dbl, bp});
+}
+
+}  // namespace detail
+
+// Inception v3 (Szegedy et al. 2016, Table 1) as torchvision's inception_v3: 299x299, batch 64, without
+// the auxiliary classifier (a training-only head: torchvision's 27,161,264 parameters count it, 3,326,696).
+template <class Net = network>
+Net inception_v3(const options& o = {}) {
+    Net net("inception-v3");
+    net.native_batch = 64;
+    const std::int64_t r = detail::side(o, 299);
+    net.add("data", ops::input{tensor_shape::image(r, r, 3)});
+    using detail::conv;
+    detail::chain<Net> c(net, "data");
+    c.conv_bn("Conv2d_1a_3x3", conv(32, {3, 3}, 2, {0, 0}, false))
+        .conv_bn("Conv2d_2a_3x3", conv(32, {3, 3}, 1, {0, 0}, false))
+        .conv_bn("Conv2d_2b_3x3", conv(64, {3, 3}, 1, {1, 1}, false)).max_pool("MaxPool_3a_3x3", 3, 2)
+        .conv_bn("Conv2d_3b_1x1", conv(80, {1, 1}, 1, {0, 0}, false))
+        .conv_bn("Conv2d_4a_3x3", conv(192, {3, 3}, 1, {0, 0}, false)).max_pool("MaxPool_5a_3x3", 3, 2);
+    std::string x = c.last();
+    x = detail::inception_a(net, "Mixed_5b", x, 32);
+    x = detail::inception_a(net, "Mixed_5c", x, 64);
+    x = detail::inception_a(net, "Mixed_5d", x, 64);
+    x = detail::inception_b(net, "Mixed_6a", x);
+    x = detail::inception_c(net, "Mixed_6b", x, 128);
+    x = detail::inception_c(net, "Mixed_6c", x, 160);
+    x = detail::inception_c(net, "Mixed_6d", x, 160);
+    x = detail::inception_c(net, "Mixed_6e", x, 192);
+    x = detail::inception_d(net, "Mixed_7a", x);
+    x = detail::inception_e(net, "Mixed_7b", x);
+    x = detail::inception_e(net, "Mixed_7c", x);
+    detail::chain<Net>(net, x).then("avgpool", detail::global_avg_pool()).dropout("dropout")
+        .then("fc", detail::dense(o.classes)).then("loss", ops::softmax_cross_entropy{});
+    return net;
+}
+
+}  // namespace steptime::zoo
+// ---- end steptime/zoo/inception.hpp ----
+// ---- begin steptime/zoo/nin.hpp ----
+// steptime/zoo/nin.hpp: Network in Network.
+
+
+namespace steptime::zoo {
+
+// Network in Network, ImageNet model (Lin et al. 2014; the Caffe model zoo's nin_imagenet, gist
+// mavenlin/d802a5849de39225bcc6): four mlpconv blocks (a convolution and two 1x1 "cccp" convolutions, each
+// with bias and ReLU), global average pooling, batch 128 as PALEO's nin.json. Layer names and pooling
+// geometry are PALEO's (VALID, rounding down: 26, 12, 5 where Caffe's rounding up gives 27, 13, 6).
+template <class Net = network>
+Net nin(const options& o = {}) {
+    Net net("nin");
+    net.native_batch = 128;
+    const std::int64_t r = detail::side(o);
+    net.add("data", ops::input{tensor_shape::image(r, r, 3)});
+    using ops::padding;
+    detail::chain<Net> c(net, "data");
+    const auto mlpconv = [&](const std::string& conv, std::int64_t filters, std::int64_t k, std::int64_t stride,
+                             const std::string& cccp_a, const std::string& cccp_b, std::int64_t last) {
+        c.conv_relu(conv, filters, k, stride, k == 11 ? padding::valid() : padding::same())
+            .conv_relu(cccp_a, filters, 1, 1, padding::valid())
+            .conv_relu(cccp_b, last, 1, 1, padding::valid());
+    };
+    mlpconv("conv1", 96, 11, 4, "cccp1", "cccp2", 96);
+    c.max_pool("pool0", 3, 2);
+    mlpconv("conv2", 256, 5, 1, "cccp3", "cccp4", 256);
+    c.max_pool("pool2", 3, 2);
+    mlpconv("conv3", 384, 3, 1, "cccp5", "cccp6", 384);
+    c.max_pool("pool3", 3, 2).dropout("drop");
+    mlpconv("conv4", 1024, 3, 1, "cccp7", "cccp8", o.classes);
+    c.then("pool4", detail::global_avg_pool()).then("loss", ops::softmax_cross_entropy{});
+    return net;
+}
+
+}  // namespace steptime::zoo
+// ---- end steptime/zoo/nin.hpp ----
+// ---- begin steptime/zoo/resnet.hpp ----
+// steptime/zoo/resnet.hpp: ResNet-18/34/50/101/152, ResNeXt-101 32x4d and SE-ResNeXt-101 32x4d.
+
+
+
+namespace steptime::zoo {
+
+namespace detail {
+
+// One residual family: blocks per stage, the block type and, for bottlenecks, cardinality and width.
+struct resnet_spec {
+    const char* name;
+    std::array<int, 4> blocks;
+    bool bottleneck;            // 1x1-3x3-1x1 (expansion 4) or two 3x3 (expansion 1)
+    std::int64_t groups;        // cardinality of the 3x3 convolution (ResNeXt)
+    std::int64_t group_width;   // 3x3 width = planes * group_width / 64 * groups (64 and 1: plain ResNet)
+    bool squeeze_excitation;    // SE module on the residual branch, reduction 16 (Hu et al. 2018, Figure 3)
+};
+
+// A residual block: the branch, an SE gate if asked, the projection shortcut where the shape changes,
+// the sum and its ReLU. The stride is on the 3x3 convolution (ResNet v1.5, ResNeXt, SE-ResNeXt).
+template <class Net>
+std::string residual_block(Net& net, const resnet_spec& s, const std::string& name, const std::string& in,
+                           std::int64_t planes, std::int64_t stride) {
+    const std::int64_t in_channels = net.at(in).output.c();
+    const std::int64_t out_channels = s.bottleneck ? 4 * planes : planes;
+    chain<Net> c(net, in);
+    if (s.bottleneck) {
+        const std::int64_t width = planes * s.group_width / 64 * s.groups;
+        c.conv_bn(name + "/conv1", conv(width, {1, 1}, 1, {0, 0}, false))
+            .conv_bn(name + "/conv2", conv(width, {3, 3}, stride, {1, 1}, false, s.groups))
+            .conv_bn(name + "/conv3", conv(out_channels, {1, 1}, 1, {0, 0}, false), false);
+    } else {
+        c.conv_bn(name + "/conv1", conv(planes, {3, 3}, stride, {1, 1}, false))
+            .conv_bn(name + "/conv2", conv(planes, {3, 3}, 1, {1, 1}, false), false);
+    }
+    std::string branch = c.last();
+    if (s.squeeze_excitation) {
+        // Squeeze (global average), excite (1x1 reduce, ReLU, 1x1 expand, sigmoid), scale the channels.
+        chain<Net> se(net, branch);
+        se.then(name + "/se/pool", global_avg_pool())
+            .conv_relu(name + "/se/reduce", conv(out_channels / 16, {1, 1}, 1, {0, 0}, true))
+            .then(name + "/se/expand", conv(out_channels, {1, 1}, 1, {0, 0}, true))
+            .then(name + "/se/sigmoid", act(ops::activation::function::sigmoid));
+        branch = join(net, name + "/se/scale", elementwise(ops::elementwise::operation::multiply), {branch, se.last()});
+    }
+    std::string shortcut = in;
+    if (stride != 1 || in_channels != out_channels)
+        shortcut = chain<Net>(net, in)
+                       .conv_bn(name + "/downsample", conv(out_channels, {1, 1}, stride, {0, 0}, false), false)
+                       .last();
+    join(net, name + "/add", elementwise(ops::elementwise::operation::add), {branch, shortcut});
+    return chain<Net>(net, name + "/add").then(name + "/relu", ops::activation{}).last();
+}
+
+// The ResNet skeleton (He et al. 2016, Table 1): 7x7/2 stem, 3x3/2 max pool, four stages of 64-512 planes
+// (the first block of stages 2-4 strides 2), global average pooling, the classifier. Batch 64.
+template <class Net>
+Net resnet(const resnet_spec& s, const options& o) {
+    Net net(s.name);
+    net.native_batch = 64;
+    const std::int64_t r = side(o);
+    net.add("data", ops::input{tensor_shape::image(r, r, 3)});
+    chain<Net> c(net, "data");
+    c.conv_bn("conv1", conv(64, {7, 7}, 2, {3, 3}, false))
+        .then("maxpool", max_pool(3, 2, ops::padding::explicit_pads(1, 1)));
+    std::string x = c.last();
+    for (int stage = 0; stage < 4; ++stage)
+        for (int b = 0; b < s.blocks[static_cast<std::size_t>(stage)]; ++b)
+            x = residual_block(net, s, "layer" + std::to_string(stage + 1) + "." + std::to_string(b), x,
+                               std::int64_t{64} << stage, stage > 0 && b == 0 ? 2 : 1);
+    chain<Net>(net, x).classifier(o.classes);
+    return net;
+}
+
+}  // namespace detail
+
+// ResNet-18 and -34 (He et al. 2016, Table 1): basic blocks, as torchvision's resnet18/resnet34.
+template <class Net = network>
+Net resnet18(const options& o = {}) {
+    return detail::resnet<Net>({"resnet18", {2, 2, 2, 2}, false, 1, 64, false}, o);
+}
+template <class Net = network>
+Net resnet34(const options& o = {}) {
+    return detail::resnet<Net>({"resnet34", {3, 4, 6, 3}, false, 1, 64, false}, o);
+}
+// ResNet-50, -101 and -152 (He et al. 2016, Table 1), bottleneck blocks, v1.5 as torchvision's.
+template <class Net = network>
+Net resnet50(const options& o = {}) {
+    return detail::resnet<Net>({"resnet50", {3, 4, 6, 3}, true, 1, 64, false}, o);
+}
+template <class Net = network>
+Net resnet101(const options& o = {}) {
+    return detail::resnet<Net>({"resnet101", {3, 4, 23, 3}, true, 1, 64, false}, o);
+}
+template <class Net = network>
+Net resnet152(const options& o = {}) {
+    return detail::resnet<Net>({"resnet152", {3, 8, 36, 3}, true, 1, 64, false}, o);
+}
+// ResNeXt-101 32x4d (Xie et al. 2017, Table 1 with 101 layers; Cadene's pretrained-models resnext101_32x4d).
+template <class Net = network>
+Net resnext101_32x4d(const options& o = {}) {
+    return detail::resnet<Net>({"resnext101-32x4d", {3, 4, 23, 3}, true, 32, 4, false}, o);
+}
+// SE-ResNeXt-101 32x4d (Hu et al. 2018, Table 1; Cadene's pretrained-models se_resnext101_32x4d).
+template <class Net = network>
+Net se_resnext101_32x4d(const options& o = {}) {
+    return detail::resnet<Net>({"se-resnext101-32x4d", {3, 4, 23, 3}, true, 32, 4, true}, o);
+}
+
+}  // namespace steptime::zoo
+// ---- end steptime/zoo/resnet.hpp ----
+// ---- begin steptime/zoo/vgg.hpp ----
+// steptime/zoo/vgg.hpp: VGG-11, -16 and -19.
+
+
+namespace steptime::zoo {
+
 namespace detail {
 // VGG (Simonyan and Zisserman 2015, Table 1) as TF-slim and PALEO's vgg16 write it (fully connected layers
 // as convolutions): five stages of 3x3 convolutions of 64, 128, 256, 512, 512 filters, `depths` deep,
@@ -3012,7 +3737,8 @@ template <class Net>
 Net vgg(const char* name, const std::int64_t (&depths)[5], const options& o) {
     Net net(name);
     net.native_batch = 64;
-    net.add("data", ops::input{tensor_shape::image(o.resolution, o.resolution, 3)});
+    const std::int64_t r = side(o);
+    net.add("data", ops::input{tensor_shape::image(r, r, 3)});
     chain<Net> c(net, "data");
     const std::int64_t widths[] = {64, 128, 256, 512, 512};
     for (int s = 0; s < 5; ++s) {
@@ -3020,7 +3746,7 @@ Net vgg(const char* name, const std::int64_t (&depths)[5], const options& o) {
             c.conv_relu("conv" + std::to_string(s + 1) + "-" + std::to_string(i), widths[s], 3, 1, ops::padding::same());
         c.max_pool("pool" + std::to_string(s + 1), 2, 2);
     }
-    const std::int64_t last = o.resolution / 32;  // five 2x2/2 poolings
+    const std::int64_t last = r / 32;  // five 2x2/2 poolings
     c.conv_relu("fc6", 4096, last, 1, ops::padding::valid()).dropout("dropout6")
         .conv_relu("fc7", 4096, 1, 1, ops::padding::same()).dropout("dropout7")
         .then("fc8", conv(o.classes, 1, 1, ops::padding::same()))
@@ -3047,6 +3773,11 @@ Net vgg19(const options& o = {}) {
     return detail::vgg<Net>("vgg19", {2, 2, 4, 4, 4}, o);
 }
 
+}  // namespace steptime::zoo
+// ---- end steptime/zoo/vgg.hpp ----
+
+namespace steptime::zoo {
+
 template <class Net = network>
 struct entry {
     std::string_view name;
@@ -3058,9 +3789,23 @@ template <class Net = network>
 const std::vector<entry<Net>>& catalog() {
     static const std::vector<entry<Net>> all{
         {"alexnet", "AlexNet, One Weird Trick single tower (PALEO's alex_v2), 224x224", alexnet<Net>},
+        {"alexnet-caffe", "AlexNet, BVLC Caffe (grouped conv2/4/5, LRN), 227x227", alexnet_caffe<Net>},
+        {"overfeat-fast", "OverFeat, fast model, 231x231", overfeat<Net>},
+        {"nin", "Network in Network, ImageNet model (PALEO's nin), 224x224", nin<Net>},
         {"vgg11", "VGG-11, configuration A (VGG-A), 224x224", vgg11<Net>},
         {"vgg16", "VGG-16, configuration D, 224x224", vgg16<Net>},
         {"vgg19", "VGG-19, configuration E, 224x224", vgg19<Net>},
+        {"googlenet", "GoogLeNet (Inception v1), no auxiliary classifiers, 224x224", googlenet<Net>},
+        {"inception-v3", "Inception v3 (torchvision), no auxiliary classifier, 299x299", inception_v3<Net>},
+        {"resnet18", "ResNet-18, 224x224", resnet18<Net>},
+        {"resnet34", "ResNet-34, 224x224", resnet34<Net>},
+        {"resnet50", "ResNet-50 v1.5 (stride on the 3x3), 224x224", resnet50<Net>},
+        {"resnet101", "ResNet-101 v1.5, 224x224", resnet101<Net>},
+        {"resnet152", "ResNet-152 v1.5, 224x224", resnet152<Net>},
+        {"resnext101-32x4d", "ResNeXt-101 32x4d, 224x224", resnext101_32x4d<Net>},
+        {"se-resnext101-32x4d", "SE-ResNeXt-101 32x4d (squeeze-excitation, reduction 16), 224x224",
+         se_resnext101_32x4d<Net>},
+        {"densenet121", "DenseNet-121 (growth 32, compression 0.5), 224x224", densenet121<Net>},
     };
     return all;
 }

@@ -4,7 +4,7 @@
 //   sweep.cpp  `sweep`: the grid, its table and CSV, its plot
 //   plot.cpp   gnuplot as a child process
 //   parse.cpp  strict parsing of quantities with units, integers and lists
-//   fit.cpp, scale.cpp, eta.cpp, pareto.cpp: the subcommands of commands.hpp
+//   fit.cpp, scale.cpp, eta.cpp, pareto.cpp, validate.cpp: the subcommands of commands.hpp
 #include <iostream>
 #include <optional>
 #include <string>
@@ -224,6 +224,7 @@ int main(int argc, char** argv) {
 
     add_fit_command(app);
     add_scale_command(app);
+    add_validate_command(app);
     add_eta_command(app);
     add_pareto_command(app);
 

@@ -52,8 +52,8 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     std::optional<bytes_per_second> cross;
     if (o.cross_gbps) cross = bytes_per_second_of(*o.cross_gbps * 1e9);
     if (calibration) {
-        if (o.cost_model != "paleo" || o.ppp_compute || o.ppp_memory)
-            throw invalid_argument("--calibration sets the default model's efficiencies: leave out --cost-model, "
+        if (!(o.cost_model.empty() || o.cost_model == "paleo") || o.ppp_compute || o.ppp_memory)
+            throw invalid_argument("--calibration sets paleo's efficiencies: leave out --cost-model (or give paleo), "
                                    "--ppp-compute and --ppp-memory");
         cost::calibrated m;
         m.profile = *calibration;
@@ -73,8 +73,17 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
         m.cross_device_bandwidth = cross;
         return m;
     }
-    cost::paleo m;
-    m.ppp_compute = r(o.ppp_compute), m.ppp_memory = r(o.ppp_memory), m.ppp_comm = r(o.ppp_comm);
+    if (o.cost_model == "paleo") {
+        cost::paleo m;
+        m.ppp_compute = r(o.ppp_compute), m.ppp_memory = r(o.ppp_memory), m.ppp_comm = r(o.ppp_comm);
+        m.cross_device_bandwidth = cross;
+        return m;
+    }
+    if (o.ppp_compute || o.ppp_memory)
+        throw invalid_argument("--ppp-compute and --ppp-memory set paleo's and roofline's one efficiency; the default "
+                               "model (kernel) has one per operator class: add --cost-model paleo or roofline");
+    cost::kernel m;
+    m.ppp_comm = r(o.ppp_comm);
     m.cross_device_bandwidth = cross;
     return m;
 }
@@ -166,8 +175,8 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
     cmd.add_option("--gpus-per-node", o.gpus_per_node, "hierarchical: GPUs per node (default 8)");
     cmd.add_option("--overlap", o.overlap, "none (default) or backward (gradients exchanged in buckets during the backward pass)")
         ->check(CLI::IsMember({"none", "backward"}));
-    cmd.add_option("--cost-model", o.cost_model, "paleo (default), paleo-compat or roofline")
-        ->check(CLI::IsMember({"paleo", "paleo-compat", "roofline"}));
+    cmd.add_option("--cost-model", o.cost_model, "kernel (default), paleo, paleo-compat or roofline")
+        ->check(CLI::IsMember({"kernel", "paleo", "paleo-compat", "roofline"}));
     const auto ppp = CLI::Range(0.0, 1.0) & CLI::Validator([](std::string& s) {
                          return std::stod(s) > 0 ? std::string{} : std::string("PPP must be in (0, 1]");
                      }, "", "positive");
@@ -179,11 +188,14 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
     cmd.add_option("--cross-device-gbps", o.cross_gbps, "bandwidth between model-parallel devices, GB/s")
         ->check(CLI::PositiveNumber);
     cmd.add_flag("--use-pipeline", o.pipelined, "paleo-compat: a layer costs max(compute, memory) (PALEO's --use_pipeline)");
-    cmd.add_option("--precision", o.precision, "fp32, tf32, fp16 or bf16")->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+    cmd.add_option("--precision", o.precision,
+                   "fp32, tf32, fp16 or bf16; amp and amp-bf16 name fp16 and bf16, which are mixed precision: "
+                   "half-precision activations and tensor-core matmuls, FP32 master weights")
+        ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16", "amp", "amp-bf16"}));
 }
 
 plan make_plan(const options& o, bool lists) {
-    const auto precision = parse_element_type(o.precision);
+    const auto precision = parse_precision(o.precision);
     if (!precision) throw invalid_argument("unknown precision '" + o.precision + "'");
     const parallelism par = o.parallelism == "model" ? parallelism::model
                             : o.parallelism == "hybrid" ? parallelism::hybrid

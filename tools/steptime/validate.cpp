@@ -24,13 +24,15 @@ using detail::pad_right;
 
 struct validate_options {
     std::string data, cases, format = "table";
+    bool skip_unsupported = false;  // list the rows the model cannot predict instead of stopping at the first
     options model;  // --cost-model and the efficiencies, as predict takes them
 };
 
 struct row_result {
     io::published_case c;
     seconds predicted{};
-    double error = 0;  // signed relative: predicted / measured - 1
+    double error = 0;      // signed relative: predicted / measured - 1
+    std::string skipped{};  // why the row was not predicted (--skip-unsupported)
 };
 
 // The passes a kernel metric times: the cases' phase, else forward for kernel_ms and all three otherwise.
@@ -77,7 +79,7 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
 }
 
 struct category_summary {
-    std::size_t rows = 0;
+    std::size_t rows = 0, skipped = 0;
     double mape = 0, max_error = 0;  // max_error: the signed error of largest magnitude
 };
 
@@ -90,31 +92,44 @@ void run_validate(const validate_options& o) {
     std::map<std::string, category_summary> categories;
     std::string cost_name;
     for (const auto& c : cases) {
-        row_result r{c, {}, 0};
+        row_result r{c, {}, 0, {}};
+        auto& s = categories[c.category.empty() ? "uncategorized" : c.category];
         try {
             r.predicted = predict(c, o, base);
         } catch (const error& e) {
-            throw invalid_argument(o.cases + ": row " + c.id + ": " + e.what());
+            if (!o.skip_unsupported) throw invalid_argument(o.cases + ": row " + c.id + ": " + e.what());
+            r.skipped = e.what();
+            ++s.skipped;
+            rows.push_back(std::move(r));
+            continue;
         }
         r.error = (r.predicted / c.time).value() - 1;
-        auto& s = categories[c.category.empty() ? "uncategorized" : c.category];
         ++s.rows;
         s.mape += std::abs(r.error);
         if (std::abs(r.error) > std::abs(s.max_error)) s.max_error = r.error;
         rows.push_back(std::move(r));
     }
-    for (auto& [name, s] : categories) s.mape /= static_cast<double>(s.rows);
+    for (auto& [name, s] : categories) s.mape /= static_cast<double>(std::max<std::size_t>(s.rows, 1));
     const std::string model = o.model.cost_model.empty() ? "kernel" : o.model.cost_model;
 
     if (o.format == "json") {
         nlohmann::ordered_json j{{"cost_model", model}, {"rows", nlohmann::ordered_json::array()},
                                  {"categories", nlohmann::ordered_json::object()}};
-        for (const auto& r : rows)
-            j["rows"].push_back({{"id", r.c.id}, {"category", r.c.category}, {"model", r.c.model},
-                                 {"device", r.c.device}, {"measured_ms", r.c.time.value() * 1e3},
-                                 {"predicted_ms", r.predicted.value() * 1e3}, {"error", r.error}});
-        for (const auto& [name, s] : categories)
-            j["categories"][name] = {{"rows", s.rows}, {"mape", s.mape}, {"max_error", s.max_error}};
+        for (const auto& r : rows) {
+            nlohmann::ordered_json row{{"id", r.c.id}, {"category", r.c.category}, {"model", r.c.model},
+                                       {"device", r.c.device}, {"measured_ms", r.c.time.value() * 1e3}};
+            if (r.skipped.empty()) {
+                row["predicted_ms"] = r.predicted.value() * 1e3;
+                row["error"] = r.error;
+            } else {
+                row["skipped"] = r.skipped;
+            }
+            j["rows"].push_back(row);
+        }
+        for (const auto& [name, s] : categories) {
+            j["categories"][name] = {{"rows", s.rows}, {"skipped", s.skipped}};
+            if (s.rows > 0) j["categories"][name].update({{"mape", s.mape}, {"max_error", s.max_error}});
+        }
         std::cout << j.dump(2) << "\n";
         return;
     }
@@ -125,13 +140,20 @@ void run_validate(const validate_options& o) {
     for (const auto& r : rows) {
         std::string m = r.c.model.size() > 28 ? r.c.model.substr(0, 27) + "~" : r.c.model;
         std::cout << pad_right(r.c.id, 9) << pad_right(r.c.category, 21) << pad_right(m, 30) << pad_right(r.c.device, 17)
-                  << pad_left(fixed(r.c.time.value() * 1e3, 3), 12) << pad_left(fixed(r.predicted.value() * 1e3, 3), 13)
-                  << pad_left((r.error >= 0 ? "+" : "") + percent(r.error), 9) << "\n";
+                  << pad_left(fixed(r.c.time.value() * 1e3, 3), 12);
+        if (r.skipped.empty())
+            std::cout << pad_left(fixed(r.predicted.value() * 1e3, 3), 13)
+                      << pad_left((r.error >= 0 ? "+" : "") + percent(r.error), 9) << "\n";
+        else
+            std::cout << "  not predicted: " << r.skipped << "\n";
     }
-    std::cout << "\n" << pad_right("category", 21) << pad_left("rows", 5) << pad_left("MAPE", 9) << pad_left("worst", 9) << "\n";
+    std::cout << "\n" << pad_right("category", 21) << pad_left("rows", 5) << pad_left("MAPE", 9) << pad_left("worst", 9)
+              << pad_left("skipped", 9) << "\n";
     for (const auto& [name, s] : categories)
-        std::cout << pad_right(name, 21) << pad_left(std::to_string(s.rows), 5) << pad_left(percent(s.mape), 9)
-                  << pad_left((s.max_error >= 0 ? "+" : "") + percent(s.max_error), 9) << "\n";
+        std::cout << pad_right(name, 21) << pad_left(std::to_string(s.rows), 5)
+                  << pad_left(s.rows ? percent(s.mape) : "-", 9)
+                  << pad_left(s.rows ? (s.max_error >= 0 ? "+" : "") + percent(s.max_error) : "-", 9)
+                  << pad_left(std::to_string(s.skipped), 9) << "\n";
 }
 
 }  // namespace
@@ -144,6 +166,8 @@ void add_validate_command(CLI::App& app) {
     cmd->add_option("--cases", o->cases, "how to predict each row: id,model,device[,precision][,phase][,link]")
         ->required()->check(CLI::ExistingFile);
     cmd->add_option("--format", o->format, "table or json")->check(CLI::IsMember({"table", "json"}));
+    cmd->add_flag("--skip-unsupported", o->skip_unsupported,
+                  "list the rows the cost model cannot predict (e.g. paleo-compat and fp16) instead of stopping");
     cmd->add_option("--cost-model", o->model.cost_model, "kernel (default), paleo, paleo-compat or roofline")
         ->check(CLI::IsMember({"kernel", "paleo", "paleo-compat", "roofline"}));
     const auto ppp = CLI::Range(1e-9, 1.0);

@@ -58,7 +58,7 @@ struct kernel {
         layer_time t{};
         const auto add = [&](pass q) {
             const op_work w = detail::pass_work(net, v, q, c);
-            if (w.flops > 0 || w.bytes_read + w.bytes_written > 0) t += run(w, matmul_of(net[v].op, q, net[v], c), c);
+            if (w.flops > 0 || w.bytes_read + w.bytes_written > 0) t += run(w, matmul_of(net[v].op, q, net[v], c.batch), c);
         };
         if (p == pass::backward) {  // two kernels: data gradient and weight gradient
             add(pass::backward_data);
@@ -87,27 +87,37 @@ struct kernel {
         return t;
     }
 
-    // The fraction of the SMs a GEMM of this shape keeps busy: whole waves of tiles, with the K dimension
-    // split across idle SMs when the tiles are fewer than the SMs (cuBLAS's split-K). 1 without an SM count.
-    double wave_utilization(const gemm_shape& g, const device& dev) const {
+    // The fraction of the machine a GEMM of this shape keeps busy under the better of two launch
+    // configurations: output tiles of `tile` or tile/2 square (CUTLASS's large and small threadblock tiles;
+    // tile quantization: a 16-wide matrix wastes most of a 64-wide tile), in whole waves over the SMs
+    // (1.2 waves cost 2); a grid smaller than one wave splits the reduction over the idle SMs (cuBLAS's
+    // split-K, up to 16 parts). Either configuration's time (waves x k / split) grows with m, n and k, so
+    // the better one's does too. 1 without an SM count.
+    double utilization(const gemm_shape& g, const device& dev) const {
         if (!dev.sm_count || g.m <= 0 || g.n <= 0) return 1;
         const double sms = *dev.sm_count;
-        const double tiles = std::ceil(g.m / tile) * std::ceil(g.n / tile);
-        if (tiles >= sms) return tiles / (std::ceil(tiles / sms) * sms);  // 1.2 waves cost 2
-        const double split = std::clamp(std::floor(sms / tiles), 1.0, std::max(1.0, std::floor(g.k / tile)));
-        return tiles * split / sms;
+        double best = 0;
+        for (const double t : {tile, tile / 2}) {
+            const double tm = std::ceil(g.m / t), tn = std::ceil(g.n / t);
+            const double filled = g.m * g.n / (tm * tn * t * t);
+            const double split = std::clamp(std::floor(sms / (tm * tn)), 1.0, 16.0);
+            const double tiles = tm * tn * split;
+            best = std::max(best, filled * tiles / (std::ceil(tiles / sms) * sms));
+        }
+        return best;
     }
 
 private:
     struct matmul_kernel {
         bool is_matmul = false;
         gemm_shape shape{};
-        double flop_saving = 1;  // fast-algorithm reduction of the counted FLOPs
+        bool aligned = true;    // input channels are a multiple of 8 (tensor cores take them)
+        bool winograd = false;  // a 3x3 stride-1 dense convolution
     };
 
     // The implicit GEMM of a convolution or dense layer in pass q (NHWC; per group for grouped convolutions).
-    matmul_kernel matmul_of(const layer_op& op, pass q, const steptime::layer<layer_op>& l, const cost_context& c) const {
-        const double n = static_cast<double>(c.batch);
+    static matmul_kernel matmul_of(const layer_op& op, pass q, const steptime::layer<layer_op>& l, std::int64_t batch) {
+        const double n = static_cast<double>(batch);
         const auto by_pass = [&](double rows, double out, double in) -> gemm_shape {  // forward: [rows x in][in x out]
             switch (q) {
                 case pass::forward: return {rows, out, in};
@@ -115,28 +125,31 @@ private:
                 default: return {out, in, rows};  // weight gradient: reduces over the rows
             }
         };
-        if (const auto* d = std::get_if<ops::dense>(&op))
-            return {true, by_pass(n, static_cast<double>(d->outputs), static_cast<double>(l.inputs[0].elements()))};
+        const auto by8 = [](std::int64_t channels) { return channels % 8 == 0; };
+        if (const auto* d = std::get_if<ops::dense>(&op)) {
+            const std::int64_t in = l.inputs[0].elements();
+            return {true, by_pass(n, static_cast<double>(d->outputs), static_cast<double>(in)), by8(in)};
+        }
         if (const auto* cv = std::get_if<ops::conv2d>(&op)) {
-            const double g = static_cast<double>(cv->groups);
+            const std::int64_t cin = l.inputs[0].c() / cv->groups, cout = cv->filters / cv->groups;
             const double rows = n * static_cast<double>(l.output.h() * l.output.w());
             const double taps = static_cast<double>(cv->kernel.h * cv->kernel.w);
-            const bool winograd = cv->kernel.h == 3 && cv->kernel.w == 3 && cv->stride.h == 1 && cv->stride.w == 1 &&
-                                  cv->dilation.h == 1 && cv->dilation.w == 1 && cv->groups == 1 &&
-                                  !uses_tensor_cores(c.precision, c.dev);
-            return {true, by_pass(rows, static_cast<double>(cv->filters) / g, taps * static_cast<double>(l.inputs[0].c()) / g),
-                    winograd ? efficiency.winograd_speedup : 1.0};
+            return {true, by_pass(rows, static_cast<double>(cout), taps * static_cast<double>(cin)), by8(cin),
+                    cv->kernel.h == 3 && cv->kernel.w == 3 && cv->stride.h == 1 && cv->stride.w == 1 &&
+                        cv->dilation.h == 1 && cv->dilation.w == 1 && cv->groups == 1};
         }
         if (const auto* dc = std::get_if<ops::deconv2d>(&op)) {
             const double rows = n * static_cast<double>(l.inputs[0].h() * l.inputs[0].w());
-            return {true, by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
-                                  static_cast<double>(l.inputs[0].c()))};
+            return {true,
+                    by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
+                            static_cast<double>(l.inputs[0].c())),
+                    by8(l.inputs[0].c())};
         }
         return {};
     }
 
     // Whether matmuls in this precision run on a tensor-core pipe of the device (device::peak_for's choice).
-    static bool uses_tensor_cores(element_type p, const device& d) {
+    static bool tensor_pipe(element_type p, const device& d) {
         switch (p) {
             case element_type::fp32: return false;
             case element_type::tf32: return d.peak.tf32_tensor.has_value();
@@ -148,13 +161,26 @@ private:
         return false;
     }
 
-    // One kernel: the binding resource's time at its class's efficiency, plus its launch.
+    // The peak a matmul kernel runs at, and whether on tensor cores: they read input channels 8 at a time
+    // (16 bytes of FP16, cuDNN's alignment rule for tensor-core convolutions), so a layer whose input
+    // channels are not a multiple of 8 (an RGB image) runs on the CUDA cores (in half precision where
+    // the device has a faster SIMT half pipe).
+    static std::pair<flops_per_second, bool> matmul_pipe(const cost_context& c, bool aligned) {
+        if (!tensor_pipe(c.precision, c.dev)) return {c.dev.peak_for(c.precision), false};
+        if (aligned) return {c.dev.peak_for(c.precision), true};
+        return {c.precision == element_type::fp32 || c.precision == element_type::tf32 || !c.dev.peak.fp16
+                    ? c.dev.peak.fp32 : *c.dev.peak.fp16, false};
+    }
+
+    // One kernel: the binding resource's time at its class's efficiency, plus its launch. Element-wise
+    // work runs on the CUDA cores; Winograd applies on them only (cuDNN's tensor-core kernels are GEMMs).
     layer_time run(const op_work& w, const matmul_kernel& mm, const cost_context& c) const {
-        flops_per_second rate = c.dev.peak.fp32;  // element-wise work runs on the CUDA cores
+        flops_per_second rate = c.dev.peak.fp32;
         if (mm.is_matmul) {
-            const bool tensor = uses_tensor_cores(c.precision, c.dev);
-            rate = c.dev.peak_for(c.precision) * (tensor ? efficiency.tensor_matmul : efficiency.simt_matmul) *
-                   (mm.flop_saving * wave_utilization(mm.shape, c.dev));
+            const auto [peak, tensor] = matmul_pipe(c, mm.aligned);
+            const double saving = mm.winograd && !tensor ? efficiency.winograd_speedup : 1.0;
+            rate = peak * (tensor ? efficiency.tensor_matmul : efficiency.simt_matmul) *
+                   (saving * utilization(mm.shape, c.dev));
         }
         return detail::roofline_kernel(w, rate, c.dev.memory_bandwidth * efficiency.memory, launch_overhead);
     }
