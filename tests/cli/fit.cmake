@@ -47,5 +47,5 @@ cli_fails(fit_test_of_unfitted_category "${e}[^\n]*loss-layers.csv: a loss forwa
 cli_fails(fit_unknown_device "${e}--device k80: no measurement in" fit ppp --train ${examples_data}/ppp-titan-x-torch.csv --device k80)
 cli_fails(calibration_other_device "${e}calibration '[^']*' was fitted on titan-x-maxwell, not on k80"
           predict -m alexnet -d k80 --calibration ${examples_data}/titan-x-profile.json)
-cli_fails(calibration_with_ppp "${e}--calibration sets the default model's efficiencies"
+cli_fails(calibration_with_ppp "${e}--calibration sets paleo's efficiencies"
           predict -m alexnet -d titan-x-maxwell --ppp-compute 0.5 --calibration ${examples_data}/titan-x-profile.json)

@@ -90,9 +90,9 @@ struct kernel {
     // The fraction of the machine a GEMM of this shape keeps busy under the better of two launch
     // configurations: output tiles of `tile` or tile/2 square (CUTLASS's large and small threadblock tiles;
     // tile quantization: a 16-wide matrix wastes most of a 64-wide tile), in whole waves over the SMs
-    // (1.2 waves cost 2); a grid smaller than one wave splits the reduction over the idle SMs (cuBLAS's
-    // split-K, up to 16 parts). Either configuration's time (waves x k / split) grows with m, n and k, so
-    // the better one's does too. 1 without an SM count.
+    // (1.2 waves cost 2); a grid smaller than one wave splits the reduction over the idle SMs (cuBLAS and
+    // cuDNN's split-K; weight gradients reduce over the whole batch). Either configuration's time
+    // (waves x k / split) grows with m, n and k, so the better one's does too. 1 without an SM count.
     double utilization(const gemm_shape& g, const device& dev) const {
         if (!dev.sm_count || g.m <= 0 || g.n <= 0) return 1;
         const double sms = *dev.sm_count;
@@ -100,7 +100,7 @@ struct kernel {
         for (const double t : {tile, tile / 2}) {
             const double tm = std::ceil(g.m / t), tn = std::ceil(g.n / t);
             const double filled = g.m * g.n / (tm * tn * t * t);
-            const double split = std::clamp(std::floor(sms / (tm * tn)), 1.0, 16.0);
+            const double split = std::max(1.0, std::floor(sms / (tm * tn)));
             const double tiles = tm * tn * split;
             best = std::max(best, filled * tiles / (std::ceil(tiles / sms) * sms));
         }

@@ -1,0 +1,23 @@
+# `steptime validate`: the calibration rows of validation/measured through their cases file.
+set(validate ${cli} validate --data ${validation}/calibration.csv --cases ${validation}/cases.csv)
+add_test(NAME cli_validate COMMAND ${validate})
+set_tests_properties(cli_validate PROPERTIES PASS_REGULAR_EXPRESSION
+  "validation of the kernel cost model against 56 published measurements.*CNN-001 +single_gpu_cnn +alexnet +titan-x-maxwell +26\\.000 +[0-9.]+ +[-+][0-9.]+%.*\nkernel_conv +12 .*\nkernel_gemm +15 .*\nmulti_gpu_cnn +4 .*\nsingle_gpu_cnn +25 ")
+add_test(NAME cli_validate_json COMMAND ${validate} --format json)
+set_tests_properties(cli_validate_json PROPERTIES PASS_REGULAR_EXPRESSION
+  "\"cost_model\": \"kernel\",.*\"id\": \"DB-001\",.*\"measured_ms\": 0\\.088,.*\"single_gpu_cnn\": {\n *\"rows\": 25,\n *\"skipped\": 0,\n *\"mape\": [0-9.e-]+,")
+# Issue 5: the default model beats paleo-compat with PALEO's TensorFlow preset (0.62, 0.72) on every category.
+add_test(NAME cli_validate_beats_paleo_compat
+         COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:steptime_cli> -DDATA=${validation}/calibration.csv
+                 -DCASES=${validation}/cases.csv -P ${CMAKE_CURRENT_SOURCE_DIR}/validate_beats_baseline.cmake)
+set_tests_properties(cli_validate_beats_paleo_compat PROPERTIES PASS_REGULAR_EXPRESSION "4 categories, kernel better on all")
+cli_fails(validate_compat_fp16 "^steptime: error: [^\n]*cases.csv: row DB-012: paleo-compat models fp32 only"
+          validate --data ${validation}/calibration.csv --cases ${validation}/cases.csv --cost-model paleo-compat)
+set(bad_cases ${CMAKE_CURRENT_BINARY_DIR}/bad-cases.csv)
+file(WRITE ${bad_cases} "id,model,device\nDB-051,alexnet,titan-x-maxwell\n")
+cli_fails(validate_unsupported_metric "^steptime: error: [^\n]*calibration.csv:[0-9]+: column 'metric': 'allreduce_ms', expected forward_ms, backward_ms"
+          validate --data ${validation}/calibration.csv --cases ${bad_cases})
+set(phase_cases ${CMAKE_CURRENT_BINARY_DIR}/phase-cases.csv)
+file(WRITE ${phase_cases} "id,model,device,phase\nCNN-001,alexnet,titan-x-maxwell,forward\n")
+cli_fails(validate_phase_of_pass "^steptime: error: [^\n]*phase-cases.csv:2: column 'phase': 'forward', expected empty: only kernel metrics take a phase"
+          validate --data ${validation}/calibration.csv --cases ${phase_cases})
