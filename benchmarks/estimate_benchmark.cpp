@@ -38,6 +38,7 @@ void BM_estimate_alexnet(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_estimate_alexnet, steptime::cost::paleo);
 BENCHMARK_TEMPLATE(BM_estimate_alexnet, steptime::cost::paleo_compat);
+BENCHMARK_TEMPLATE(BM_estimate_alexnet, steptime::cost::kernel);
 
 template <class Model>
 void BM_estimate_inception_v3(benchmark::State& state) {
@@ -46,6 +47,13 @@ void BM_estimate_inception_v3(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_estimate_inception_v3, steptime::cost::paleo);
 BENCHMARK_TEMPLATE(BM_estimate_inception_v3, steptime::cost::paleo_compat);
+
+// The default model on the zoo's deepest ResNet (v1.5, 224x224, batch 64).
+void BM_estimate_resnet152_kernel(benchmark::State& state) {
+    static const steptime::network net = steptime::zoo::resnet152();
+    estimate_step<steptime::cost::kernel>(state, net);
+}
+BENCHMARK(BM_estimate_resnet152_kernel);
 
 // Graph construction from PALEO JSON text in memory: parsing, block expansion, shape inference.
 void parse_json(benchmark::State& state, const std::string& path) {

@@ -24,22 +24,8 @@ struct roofline {
     }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
-        layer_time t{};
-        const auto add = [&](pass q) {
-            const op_work w = detail::pass_work(net, v, q, c);
-            if (w.flops > 0 || w.bytes_read + w.bytes_written > 0) t += bound(w, c);
-        };
-        if (p == pass::backward) {  // two kernels: data gradient and weight gradient
-            add(pass::backward_data);
-            add(pass::backward_weights);
-        } else {
-            add(p);
-        }
-        if (const double remote = detail::remote_bytes(net, v, p, c); remote > 0) {
-            t.remote = bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
-            t.traffic += bytes_of(remote);
-        }
-        return t;
+        return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,
+                                  [&](const op_work& w, pass) { return bound(w, c); });
     }
 
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }

@@ -106,6 +106,30 @@ inline layer_time roofline_kernel(const op_work& w, flops_per_second rate, bytes
     return t;
 }
 
+// The kernels of one pass of a layer, each priced by `time_of(work, pass)`: the backward pass is two (data
+// and weight gradients), and a pass without work launches none; plus the fetches of a placed layer's
+// inputs from other devices at `remote_bandwidth`.
+template <class KernelTime>
+layer_time per_kernel(const network& net, network::vertex v, pass p, const cost_context& c,
+                      bytes_per_second remote_bandwidth, KernelTime time_of) {
+    layer_time t{};
+    const auto add = [&](pass q) {
+        const op_work w = pass_work(net, v, q, c);
+        if (w.flops > 0 || w.bytes_read + w.bytes_written > 0) t += time_of(w, q);
+    };
+    if (p == pass::backward) {
+        add(pass::backward_data);
+        add(pass::backward_weights);
+    } else {
+        add(p);
+    }
+    if (const double remote = remote_bytes(net, v, p, c); remote > 0) {
+        t.remote = bytes_of(remote) / remote_bandwidth;
+        t.traffic += bytes_of(remote);
+    }
+    return t;
+}
+
 // Bandwidth between devices: the given one, else the device's intra-node link, else its memory.
 inline bytes_per_second cross_bandwidth(const std::optional<bytes_per_second>& given, const device& d) {
     return given ? *given : d.intra_node_link ? *d.intra_node_link : d.memory_bandwidth;
