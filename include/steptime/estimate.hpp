@@ -67,9 +67,7 @@ inline void require_finite(seconds t, const std::string& what) {
     if (!std::isfinite(t.value()) || t.value() < 0)
         throw error("internal: " + what + " came out as " + std::to_string(t.value()) + " s");
 }
-}  // namespace detail
 
-namespace detail {
 // The checks of the network, batch, device and model before anything is costed; returns the batch.
 template <class Net, class Model>
 std::int64_t checked_batch(const Net& net, const device& dev, const Model& model, const estimate_options& opt) {

@@ -48,7 +48,7 @@ inline std::optional<element_type> parse_element_type(std::string_view s) {
 
 // A precision as users name it: an element type, or "amp" / "amp-bf16" (automatic mixed precision), which are
 // fp16 and bf16 here: the models run matmuls in half precision on tensor cores where the device has them,
-// keep activations in half precision and update FP32 master weights (cost/work.hpp).
+// keep activations in half precision and update FP32 master weights (the models' update()).
 inline std::optional<element_type> parse_precision(std::string_view s) {
     if (s == "amp") return element_type::fp16;
     if (s == "amp-bf16") return element_type::bf16;

@@ -202,7 +202,7 @@ inline std::optional<element_type> parse_element_type(std::string_view s) {
 
 // A precision as users name it: an element type, or "amp" / "amp-bf16" (automatic mixed precision), which are
 // fp16 and bf16 here: the models run matmuls in half precision on tensor cores where the device has them,
-// keep activations in half precision and update FP32 master weights (cost/work.hpp).
+// keep activations in half precision and update FP32 master weights (the models' update()).
 inline std::optional<element_type> parse_precision(std::string_view s) {
     if (s == "amp") return element_type::fp16;
     if (s == "amp-bf16") return element_type::bf16;
@@ -2098,9 +2098,11 @@ struct kernel_efficiency {
     double winograd_speedup = 1.5;
 };
 
-// GEMM dimensions of a matmul-like kernel: C[m x n] += A[m x k] B[k x n].
+// GEMM dimensions of a matmul-like kernel: C[m x n] += A[m x k] B[k x n], `groups` of them in one launch
+// (a grouped convolution's).
 struct gemm_shape {
     double m = 0, n = 0, k = 0;
+    double groups = 1;
 };
 
 struct kernel {
@@ -2119,8 +2121,10 @@ struct kernel {
     std::optional<bytes_per_second> cross_device_bandwidth{};
 
     void validate() const {
-        detail::validate_common(name, efficiency.simt_matmul, efficiency.memory, ppp_comm, cross_device_bandwidth);
+        detail::validate_common(name, ratio_of(1.0), ratio_of(1.0), ppp_comm, cross_device_bandwidth);
+        steptime::detail::require_ppp(name, "simt_matmul", efficiency.simt_matmul);
         steptime::detail::require_ppp(name, "tensor_matmul", efficiency.tensor_matmul);
+        steptime::detail::require_ppp(name, "memory", efficiency.memory);
         if (!(efficiency.winograd_speedup >= 1 && efficiency.winograd_speedup <= 4))
             throw invalid_argument("kernel: winograd_speedup is " + std::to_string(efficiency.winograd_speedup) +
                                    ", expected a factor in [1, 4] (F(4x4,3x3) saves at most 4x)");
@@ -2162,8 +2166,9 @@ struct kernel {
         for (const double t : {tile, tile / 2}) {
             const double tm = std::ceil(g.m / t), tn = std::ceil(g.n / t);
             const double filled = g.m * g.n / (tm * tn * t * t);
-            const double split = std::max(1.0, std::floor(sms / (tm * tn)));
-            const double tiles = tm * tn * split;
+            const double grid = g.groups * tm * tn;
+            const double split = std::max(1.0, std::floor(sms / grid));
+            const double tiles = grid * split;
             best = std::max(best, filled * tiles / (std::ceil(tiles / sms) * sms));
         }
         return best;
@@ -2182,9 +2187,9 @@ private:
         const double n = static_cast<double>(batch);
         const auto by_pass = [&](double rows, double out, double in) -> gemm_shape {  // forward: [rows x in][in x out]
             switch (q) {
-                case pass::forward: return {rows, out, in};
-                case pass::backward_data: return {rows, in, out};
-                default: return {out, in, rows};  // weight gradient: reduces over the rows
+                case pass::forward: return {rows, out, in, 1};
+                case pass::backward_data: return {rows, in, out, 1};
+                default: return {out, in, rows, 1};  // weight gradient: reduces over the rows
             }
         };
         const auto by8 = [](std::int64_t channels) { return channels % 8 == 0; };
@@ -2196,7 +2201,9 @@ private:
             const std::int64_t cin = l.inputs[0].c() / cv->groups, cout = cv->filters / cv->groups;
             const double rows = n * static_cast<double>(l.output.h() * l.output.w());
             const double taps = static_cast<double>(cv->kernel.h * cv->kernel.w);
-            return {true, by_pass(rows, static_cast<double>(cout), taps * static_cast<double>(cin)), by8(cin),
+            gemm_shape shape = by_pass(rows, static_cast<double>(cout), taps * static_cast<double>(cin));
+            shape.groups = static_cast<double>(cv->groups);
+            return {true, shape, by8(cin),
                     cv->kernel.h == 3 && cv->kernel.w == 3 && cv->stride.h == 1 && cv->stride.w == 1 &&
                         cv->dilation.h == 1 && cv->dilation.w == 1 && cv->groups == 1};
         }
@@ -2397,9 +2404,7 @@ inline void require_finite(seconds t, const std::string& what) {
     if (!std::isfinite(t.value()) || t.value() < 0)
         throw error("internal: " + what + " came out as " + std::to_string(t.value()) + " s");
 }
-}  // namespace detail
 
-namespace detail {
 // The checks of the network, batch, device and model before anything is costed; returns the batch.
 template <class Net, class Model>
 std::int64_t checked_batch(const Net& net, const device& dev, const Model& model, const estimate_options& opt) {

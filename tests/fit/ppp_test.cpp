@@ -191,7 +191,7 @@ TEST_CASE("ppp: published measurements joined with their cases") {
     // Rows of 8 GPUs and kernel rows are validate's, not a calibration's: skipped.
     CHECK(parse_published_times(published, "cal.csv", "id,network,device\nC,alexnet,k80\nD,alexnet,k80\n", "cases.csv").empty());
     CHECK(err("id,network,device\nE,alexnet,k80\n") ==
-          "cal.csv:6: batch_per_gpu is empty, expected a batch size of at least 1 (a pass of a network)");
+          "cal.csv:6: column 'batch_per_gpu': '', expected a batch size of at least 1 (a pass or step of a network)");
 }
 
 TEST_CASE("ppp: a profile survives its JSON file") {

@@ -47,47 +47,6 @@ std::vector<std::string> items(const std::string& text, std::string_view option,
     return lists ? split_list(text, option) : std::vector<std::string>{text};
 }
 
-any_cost make_cost(const options& o, const std::optional<calibration_profile>& calibration) {
-    const auto r = [](std::optional<double> v) { return ratio_of(v.value_or(1.0)); };
-    std::optional<bytes_per_second> cross;
-    if (o.cross_gbps) cross = bytes_per_second_of(*o.cross_gbps * 1e9);
-    if (calibration) {
-        if (!(o.cost_model.empty() || o.cost_model == "paleo") || o.ppp_compute || o.ppp_memory)
-            throw invalid_argument("--calibration sets paleo's efficiencies: leave out --cost-model (or give paleo), "
-                                   "--ppp-compute and --ppp-memory");
-        cost::calibrated m;
-        m.profile = *calibration;
-        m.ppp_comm = r(o.ppp_comm);
-        m.cross_device_bandwidth = cross;
-        return m;
-    }
-    if (o.cost_model == "paleo-compat") {
-        if (o.ppp_memory)
-            throw invalid_argument("--ppp-memory: paleo-compat has no memory PPP (PALEO's ppp_comp scales memory too)");
-        return cost::paleo_compat{r(o.ppp_compute), r(o.ppp_comm), cross, o.pipelined};
-    }
-    if (o.pipelined) throw invalid_argument("--use-pipeline is PALEO's option: use it with --cost-model paleo-compat");
-    if (o.cost_model == "roofline") {
-        cost::roofline m;
-        m.ppp_compute = r(o.ppp_compute), m.ppp_memory = r(o.ppp_memory), m.ppp_comm = r(o.ppp_comm);
-        m.cross_device_bandwidth = cross;
-        return m;
-    }
-    if (o.cost_model == "paleo") {
-        cost::paleo m;
-        m.ppp_compute = r(o.ppp_compute), m.ppp_memory = r(o.ppp_memory), m.ppp_comm = r(o.ppp_comm);
-        m.cross_device_bandwidth = cross;
-        return m;
-    }
-    if (o.ppp_compute || o.ppp_memory)
-        throw invalid_argument("--ppp-compute and --ppp-memory set paleo's and roofline's one efficiency; the default "
-                               "model (kernel) has one per operator class: add --cost-model paleo or roofline");
-    cost::kernel m;
-    m.ppp_comm = r(o.ppp_comm);
-    m.cross_device_bandwidth = cross;
-    return m;
-}
-
 std::vector<collective> make_comms(const options& o, parallelism par, bool compat, bool lists) {
     if (par != parallelism::data) {
         if (!o.comms.empty())
@@ -138,6 +97,47 @@ std::vector<network_link> make_networks(const options& o, parallelism par, bool 
 }
 
 }  // namespace
+
+any_cost make_cost(const options& o, const std::optional<calibration_profile>& calibration) {
+    const auto r = [](std::optional<double> v) { return ratio_of(v.value_or(1.0)); };
+    std::optional<bytes_per_second> cross;
+    if (o.cross_gbps) cross = bytes_per_second_of(*o.cross_gbps * 1e9);
+    if (calibration) {
+        if (!(o.cost_model.empty() || o.cost_model == "paleo") || o.ppp_compute || o.ppp_memory)
+            throw invalid_argument("--calibration sets paleo's efficiencies: leave out --cost-model (or give paleo), "
+                                   "--ppp-compute and --ppp-memory");
+        cost::calibrated m;
+        m.profile = *calibration;
+        m.ppp_comm = r(o.ppp_comm);
+        m.cross_device_bandwidth = cross;
+        return m;
+    }
+    if (o.cost_model == "paleo-compat") {
+        if (o.ppp_memory)
+            throw invalid_argument("--ppp-memory: paleo-compat has no memory PPP (PALEO's ppp_comp scales memory too)");
+        return cost::paleo_compat{r(o.ppp_compute), r(o.ppp_comm), cross, o.pipelined};
+    }
+    if (o.pipelined) throw invalid_argument("--use-pipeline is PALEO's option: use it with --cost-model paleo-compat");
+    if (o.cost_model == "roofline") {
+        cost::roofline m;
+        m.ppp_compute = r(o.ppp_compute), m.ppp_memory = r(o.ppp_memory), m.ppp_comm = r(o.ppp_comm);
+        m.cross_device_bandwidth = cross;
+        return m;
+    }
+    if (o.cost_model == "paleo") {
+        cost::paleo m;
+        m.ppp_compute = r(o.ppp_compute), m.ppp_memory = r(o.ppp_memory), m.ppp_comm = r(o.ppp_comm);
+        m.cross_device_bandwidth = cross;
+        return m;
+    }
+    if (o.ppp_compute || o.ppp_memory)
+        throw invalid_argument("--ppp-compute and --ppp-memory set paleo's and roofline's one efficiency; the default "
+                               "model (kernel) has one per operator class: add --cost-model paleo or roofline");
+    cost::kernel m;
+    m.ppp_comm = r(o.ppp_comm);
+    m.cross_device_bandwidth = cross;
+    return m;
+}
 
 std::string_view to_string(parallelism p) {
     return p == parallelism::data ? "data" : p == parallelism::model ? "model" : "hybrid";

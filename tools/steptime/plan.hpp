@@ -34,6 +34,9 @@ void add_options(CLI::App& cmd, options& o, bool lists);
 
 using any_cost = std::variant<cost::kernel, cost::paleo, cost::paleo_compat, cost::roofline, cost::calibrated>;
 
+// The cost model the options choose (--cost-model, the PPPs, --calibration's profile), checked.
+any_cost make_cost(const options& o, const std::optional<calibration_profile>& calibration);
+
 enum class parallelism { data, model, hybrid };
 
 std::string_view to_string(parallelism p);

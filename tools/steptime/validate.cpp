@@ -35,14 +35,6 @@ struct row_result {
     std::string skipped{};  // why the row was not predicted (--skip-unsupported)
 };
 
-// The passes a kernel metric times: the cases' phase, else forward for kernel_ms and all three otherwise.
-pass_selection kernel_passes(const io::published_case& c, const std::string& cases_file) {
-    const std::string text = !c.phase.empty() ? c.phase : c.metric == io::published_metric::kernel_ms ? "forward" : "training";
-    if (const auto s = parse_phases(text)) return *s;
-    throw invalid_argument(cases_file + ": row " + c.id + ": phase '" + text +
-                           "', expected forward, backward-data, backward-weights, backward, training or a '+' list");
-}
-
 seconds predict(const io::published_case& c, const validate_options& o, const std::filesystem::path& base) {
     const auto resolve = [&](const std::string& name) {  // files are relative to the cases file
         const auto p = base / name;
@@ -64,8 +56,7 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
         case io::published_metric::kernel_ms:
         case io::published_metric::kernel_passes_ms: {
             const estimate_options opt{p.batches.front(), p.precision};
-            const auto passes = kernel_passes(c, o.cases);
-            return std::visit([&](const auto& m) { return phase_time(p.net, dev, m, passes, opt).total(); }, p.cost);
+            return std::visit([&](const auto& m) { return phase_time(p.net, dev, m, c.passes, opt).total(); }, p.cost);
         }
         default: break;
     }
@@ -86,6 +77,7 @@ struct category_summary {
 std::string percent(double fraction) { return fixed(100 * fraction, 1) + "%"; }
 
 void run_validate(const validate_options& o) {
+    (void)make_cost(o.model, std::nullopt);  // the model's options are checked once, before any row
     const auto cases = io::parse_published_cases(io::read_file(o.data), o.data, io::read_file(o.cases), o.cases);
     const std::filesystem::path base = std::filesystem::path(o.cases).parent_path();
     std::vector<row_result> rows;

@@ -14,7 +14,7 @@
 //
 // 2. Published measurements in validation/measured/calibration.csv's form, joined by id with a cases file
 //    (io/published_csv.hpp). Metrics: forward_ms, backward_ms (a pass), and images_per_s (a training step
-//    of batch_per_gpu samples: time = batch / rate) of one GPU; other rows are skipped.
+//    of batch_per_gpu samples: time = batch / rate) of one GPU in FP32; other rows are skipped.
 //
 // Errors are parse_error "origin:line: column 'name': ...".
 #pragma once
@@ -98,16 +98,16 @@ inline std::vector<pass_measurement> parse_pass_times(std::string_view text, con
 }
 
 // Form 2 above: the rows of `published` that `cases` names and a PPP calibration can use, in the cases'
-// order (io/published_csv.hpp): passes and steps of one GPU. Kernel and multi-GPU rows are left to
+// order (io/published_csv.hpp): FP32 passes and steps of one GPU (one compute efficiency cannot stand for
+// both the CUDA cores and the tensor cores). Kernel, multi-GPU and mixed-precision rows are left to
 // `steptime validate`.
 inline std::vector<pass_measurement> parse_published_times(std::string_view published, const std::string& published_origin,
                                                            std::string_view cases, const std::string& cases_origin) {
     std::vector<pass_measurement> out;
     for (auto& c : io::parse_published_cases(published, published_origin, cases, cases_origin)) {
-        if (c.gpus != 1 || c.metric == io::published_metric::kernel_ms || c.metric == io::published_metric::kernel_passes_ms)
+        if (c.gpus != 1 || c.precision != element_type::fp32 || c.metric == io::published_metric::kernel_ms ||
+            c.metric == io::published_metric::kernel_passes_ms)
             continue;
-        if (c.batch == 0)
-            throw parse_error(c.where + ": batch_per_gpu is empty, expected a batch size of at least 1 (a pass of a network)");
         measured_phase phase = measured_phase::training;
         switch (c.metric) {
             case io::published_metric::forward_ms: phase = measured_phase::forward; break;

@@ -5,7 +5,8 @@
 //   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it)
 //   device     a catalog name or a device JSON file
 //   precision  fp32 (default), tf32, fp16, bf16, amp or amp-bf16
-//   phase      for kernel metrics: the timed passes, e.g. forward+backward-weights (default: the metric's)
+//   phase      for kernel metrics: the timed passes, e.g. forward+backward-weights (default: forward for
+//              kernel_ms, all three for the fwd_plus_bwd metrics)
 //   link       the network between the GPUs of a multi-GPU row (a link name; default: the device's own link)
 //
 // Only the rows the cases name are read, in the cases' order. Errors are parse_error "origin:line: ...".
@@ -19,6 +20,7 @@
 
 #include "steptime/detail/csv.hpp"
 #include "steptime/estimate.hpp"
+#include "steptime/phase_time.hpp"
 
 namespace steptime::io {
 
@@ -40,10 +42,9 @@ struct published_case {
     int gpus = 1;
     std::int64_t batch = 0;  // per GPU; 0 where the row gives none (a kernel: the model's own)
     published_metric metric = published_metric::forward_ms;
-    std::string phase{};  // the cases' passes for a kernel metric; empty: the metric's own
+    pass_selection passes{};  // what a kernel metric times: the cases' phase, else the metric's own
     std::string link{};
-    seconds time{};       // the measured time of what the metric covers
-    std::string where{};  // "calibration.csv:12", for messages about the published row
+    seconds time{};  // the measured time of what the metric covers
 };
 
 namespace detail {
@@ -99,7 +100,6 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
         if (r == p.rows()) throw c.bad(k, c_id, "the id of a row of " + published_origin);
         published_case m;
         m.id = c.text(k, c_id);
-        m.where = published_origin + ":" + std::to_string(p.line(r));
         if (category) m.category = p.text(r, *category);
         m.model = c.text(k, model);
         if (m.model.empty()) throw c.bad(k, model, "a zoo network or spec, or a PALEO JSON file");
@@ -110,15 +110,21 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
             if (!e) throw c.bad(k, *precision, "fp32, tf32, fp16, bf16, amp or amp-bf16");
             m.precision = *e;
         }
-        if (phase) m.phase = c.text(k, *phase);
         if (link) m.link = c.text(k, *link);
         m.gpus = static_cast<int>(p.integer(r, gpus, 1, 1'000'000, "a GPU count of at least 1"));
         if (!p.text(r, batch).empty()) m.batch = p.integer(r, batch, 1, max_batch, "a batch size of at least 1");
         m.metric = detail::metric_of(p, r, metric, unit);
-        if (!m.phase.empty() && m.metric != published_metric::kernel_ms && m.metric != published_metric::kernel_passes_ms)
-            throw c.bad(k, *phase, "empty: only kernel metrics take a phase");
-        if (m.metric == published_metric::images_per_s && m.batch == 0)
-            throw p.bad(r, batch, "a batch size of at least 1 (images_per_s needs the batch per GPU)");
+        const bool kernel = m.metric == published_metric::kernel_ms || m.metric == published_metric::kernel_passes_ms;
+        const std::string_view given = phase ? c.text(k, *phase) : std::string_view{};
+        if (kernel) {
+            if (m.gpus != 1) throw p.bad(r, gpus, "1 (a library kernel runs on one GPU)");
+            const auto s = parse_phases(!given.empty() ? given : m.metric == published_metric::kernel_ms ? "forward" : "training");
+            if (!s) throw c.bad(k, *phase, "forward, backward-data, backward-weights, backward, training or a '+' list");
+            m.passes = *s;
+        } else {
+            if (!given.empty()) throw c.bad(k, *phase, "empty: only kernel metrics take a phase");
+            if (m.batch == 0) throw p.bad(r, batch, "a batch size of at least 1 (a pass or step of a network)");
+        }
         const double v = p.positive(r, value, "a positive measurement");
         m.time = detail::positive_time(m.metric == published_metric::images_per_s
                                            ? seconds_of(static_cast<double>(m.gpus) * static_cast<double>(m.batch) / v)
