@@ -31,20 +31,8 @@ device test_device(double clock_mhz = 1000) {
 
 constexpr double gib_over_gb = 1073741824.0 / 1e9;  // 2^30 / 1e9: PALEO's "GB/s" read as GiB/s (section 3)
 
-ops::conv2d conv(std::int64_t filters, std::int64_t k, std::int64_t stride, ops::padding pad) {
-    ops::conv2d c;
-    c.filters = filters;
-    c.kernel = {k, k};
-    c.stride = {stride, stride};
-    c.pad = pad;
-    return c;
-}
-ops::pool2d max_pool(std::int64_t k, std::int64_t stride) {
-    ops::pool2d p;
-    p.window = {k, k};
-    p.stride = {stride, stride};
-    return p;
-}
+using zoo::detail::conv;  // a square convolution
+using zoo::detail::max_pool;
 
 template <class Model>
 layer_time cost_of(const Model& m, const network& net, const std::string& layer, pass p, const device& dev,

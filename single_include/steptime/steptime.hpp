@@ -3176,11 +3176,8 @@ inline ops::conv2d conv(std::int64_t filters, std::int64_t k, std::int64_t strid
 // A kh x kw convolution with explicit pads (ph, pw), as PyTorch and Caffe write them.
 inline ops::conv2d conv(std::int64_t filters, ops::extent k, std::int64_t stride, ops::extent pad, bool bias,
                         std::int64_t groups = 1) {
-    ops::conv2d c;
-    c.filters = filters;
+    ops::conv2d c = conv(filters, 1, stride, ops::padding::explicit_pads(pad.h, pad.w));
     c.kernel = k;
-    c.stride = {stride, stride};
-    c.pad = ops::padding::explicit_pads(pad.h, pad.w);
     c.groups = groups;
     c.bias = bias;
     return c;
