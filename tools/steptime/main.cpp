@@ -175,11 +175,11 @@ void list_devices() {
 }
 
 void list_models() {
-    std::cout << detail::pad_right("name", 10) << detail::pad_left("layers", 7) << detail::pad_left("parameters", 13)
+    std::cout << detail::pad_right("name", 21) << detail::pad_left("layers", 7) << detail::pad_left("parameters", 13)
               << detail::pad_left("batch", 7) << "  description\n";
     for (const auto& z : zoo::catalog()) {
         const network n = z.build({});
-        std::cout << detail::pad_right(std::string(z.name), 10) << detail::pad_left(std::to_string(n.size()), 7)
+        std::cout << detail::pad_right(std::string(z.name), 21) << detail::pad_left(std::to_string(n.size()), 7)
                   << detail::pad_left(std::to_string(n.parameter_count()), 13)
                   << detail::pad_left(std::to_string(n.native_batch), 7) << "  " << z.description << "\n";
     }
