@@ -36,8 +36,8 @@ struct kernel {
     ratio ppp_comm = ratio_of(1.0);
     // Launch and framework dispatch of one kernel (NVIDIA CUDA C++ Best Practices Guide: about 5 us).
     seconds launch_overhead = microseconds_of(5);
-    // Per step on the host: data loading and framework work not hidden behind the GPU. Zero by default
-    // (synthetic-data benchmarks); charged with the weight update, the model's one per-step term.
+    // Per step on the host: data loading and framework work not hidden behind the GPU. Zero by default (it is
+    // the job's, not the GPU's); charged with the weight update, the model's one per-step term.
     seconds host_overhead{};
     // Output tile of a GEMM-like kernel on one SM (cuBLAS/CUTLASS's common 128x128 threadblock tile).
     double tile = 128;
@@ -45,6 +45,8 @@ struct kernel {
     std::optional<bytes_per_second> cross_device_bandwidth{};
 
     void validate() const {
+        // The shared check of the communication settings; the compute and memory efficiencies are checked
+        // below under their own names.
         detail::validate_common(name, ratio_of(1.0), ratio_of(1.0), ppp_comm, cross_device_bandwidth);
         steptime::detail::require_ppp(name, "simt_matmul", efficiency.simt_matmul);
         steptime::detail::require_ppp(name, "tensor_matmul", efficiency.tensor_matmul);
