@@ -43,19 +43,27 @@ struct device {
     std::optional<bytes_per_second> intra_node_link{};  // per-GPU bandwidth to its peers in a node
     std::string source{};                    // where the numbers come from
 
-    // The peak of the pipe a given precision runs on: its tensor pipe where the device has one,
-    // else FP16 on SIMT for fp16/bf16 where faster, else FP32 SIMT.
-    flops_per_second peak_for(element_type precision) const {
-        auto pick = [&](const std::optional<flops_per_second>& p) { return p ? *p : peak.fp32; };
+    // The tensor-core pipe a precision runs on, where the device has one (FP8 and INT8 fall back to FP16's).
+    std::optional<flops_per_second> tensor_peak_for(element_type precision) const {
         switch (precision) {
-            case element_type::fp32: return peak.fp32;
-            case element_type::tf32: return pick(peak.tf32_tensor);
-            case element_type::fp16: return peak.fp16_tensor ? *peak.fp16_tensor : pick(peak.fp16);
-            case element_type::bf16: return peak.bf16_tensor ? *peak.bf16_tensor : pick(peak.fp16);
+            case element_type::fp32: return std::nullopt;
+            case element_type::tf32: return peak.tf32_tensor;
+            case element_type::fp16: return peak.fp16_tensor;
+            case element_type::bf16: return peak.bf16_tensor;
             case element_type::fp8:
-            case element_type::int8: return peak.fp8_tensor ? *peak.fp8_tensor : pick(peak.fp16_tensor);
+            case element_type::int8: return peak.fp8_tensor ? peak.fp8_tensor : peak.fp16_tensor;
         }
-        return peak.fp32;
+        return std::nullopt;
+    }
+    // The CUDA-core (SIMT) pipe: FP16 on SIMT for fp16/bf16 where faster, else FP32.
+    flops_per_second simt_peak_for(element_type precision) const {
+        const bool half = precision == element_type::fp16 || precision == element_type::bf16;
+        return half && peak.fp16 ? *peak.fp16 : peak.fp32;
+    }
+    // The peak of the pipe a given precision runs on: its tensor pipe where the device has one, else SIMT.
+    flops_per_second peak_for(element_type precision) const {
+        const auto tensor = tensor_peak_for(precision);
+        return tensor ? *tensor : simt_peak_for(precision);
     }
 };
 

@@ -295,19 +295,27 @@ struct device {
     std::optional<bytes_per_second> intra_node_link{};  // per-GPU bandwidth to its peers in a node
     std::string source{};                    // where the numbers come from
 
-    // The peak of the pipe a given precision runs on: its tensor pipe where the device has one,
-    // else FP16 on SIMT for fp16/bf16 where faster, else FP32 SIMT.
-    flops_per_second peak_for(element_type precision) const {
-        auto pick = [&](const std::optional<flops_per_second>& p) { return p ? *p : peak.fp32; };
+    // The tensor-core pipe a precision runs on, where the device has one (FP8 and INT8 fall back to FP16's).
+    std::optional<flops_per_second> tensor_peak_for(element_type precision) const {
         switch (precision) {
-            case element_type::fp32: return peak.fp32;
-            case element_type::tf32: return pick(peak.tf32_tensor);
-            case element_type::fp16: return peak.fp16_tensor ? *peak.fp16_tensor : pick(peak.fp16);
-            case element_type::bf16: return peak.bf16_tensor ? *peak.bf16_tensor : pick(peak.fp16);
+            case element_type::fp32: return std::nullopt;
+            case element_type::tf32: return peak.tf32_tensor;
+            case element_type::fp16: return peak.fp16_tensor;
+            case element_type::bf16: return peak.bf16_tensor;
             case element_type::fp8:
-            case element_type::int8: return peak.fp8_tensor ? *peak.fp8_tensor : pick(peak.fp16_tensor);
+            case element_type::int8: return peak.fp8_tensor ? peak.fp8_tensor : peak.fp16_tensor;
         }
-        return peak.fp32;
+        return std::nullopt;
+    }
+    // The CUDA-core (SIMT) pipe: FP16 on SIMT for fp16/bf16 where faster, else FP32.
+    flops_per_second simt_peak_for(element_type precision) const {
+        const bool half = precision == element_type::fp16 || precision == element_type::bf16;
+        return half && peak.fp16 ? *peak.fp16 : peak.fp32;
+    }
+    // The peak of the pipe a given precision runs on: its tensor pipe where the device has one, else SIMT.
+    flops_per_second peak_for(element_type precision) const {
+        const auto tensor = tensor_peak_for(precision);
+        return tensor ? *tensor : simt_peak_for(precision);
     }
 };
 
@@ -1998,31 +2006,40 @@ struct paleo {
     }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
-        const op_work w = detail::pass_work(net, v, p, c);
-        const double remote = detail::remote_bytes(net, v, p, c);
-        layer_time t = time_of(w, c);
-        if (remote > 0) t.remote = bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
-        t.traffic += bytes_of(remote);
-        return t;
+        return layer(net, v, p, c, kernel_overhead);
     }
 
     // Reads and writes of weights, gradients and optimizer state in FP32 (master weights).
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
 
-    layer_time update(std::int64_t count, const cost_context& c) const {
+    layer_time update(std::int64_t count, const cost_context& c) const { return update(count, c, kernel_overhead); }
+
+protected:
+    // The same with another fixed cost per kernel (cost::calibrated's profile).
+    layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c, seconds overhead) const {
+        const op_work w = detail::pass_work(net, v, p, c);
+        const double remote = detail::remote_bytes(net, v, p, c);
+        layer_time t = time_of(w, c, overhead);
+        if (remote > 0) t.remote = bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
+        t.traffic += bytes_of(remote);
+        return t;
+    }
+
+    layer_time update(std::int64_t count, const cost_context& c, seconds overhead) const {
         const auto u = work_of(update_rule);
         const double params = static_cast<double>(count);
-        return time_of({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c);
+        return time_of({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c,
+                       overhead);
     }
 
 private:
-    layer_time time_of(const op_work& w, const cost_context& c) const {
+    layer_time time_of(const op_work& w, const cost_context& c, seconds overhead) const {
         const bytes_per_second bw = c.dev.memory_bandwidth * ppp_memory;
         const bool launches = w.flops > 0 || w.bytes_read + w.bytes_written > 0;
         return {.fetch = bytes_of(w.bytes_read) / bw,
                 .compute = flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute),
                 .write = bytes_of(w.bytes_written) / bw,
-                .overhead = launches ? kernel_overhead : seconds{},
+                .overhead = launches ? overhead : seconds{},
                 .work = flops_of(w.flops),
                 .traffic = bytes_of(w.bytes_read + w.bytes_written)};
     }
@@ -2219,39 +2236,21 @@ private:
         return {};
     }
 
-    // Whether matmuls in this precision run on a tensor-core pipe of the device (device::peak_for's choice).
-    static bool tensor_pipe(element_type p, const device& d) {
-        switch (p) {
-            case element_type::fp32: return false;
-            case element_type::tf32: return d.peak.tf32_tensor.has_value();
-            case element_type::fp16: return d.peak.fp16_tensor.has_value();
-            case element_type::bf16: return d.peak.bf16_tensor.has_value();
-            case element_type::fp8:
-            case element_type::int8: return d.peak.fp8_tensor || d.peak.fp16_tensor;
-        }
-        return false;
-    }
-
-    // The peak a matmul kernel runs at, and whether on tensor cores: they read input channels 8 at a time
-    // (16 bytes of FP16, cuDNN's alignment rule for tensor-core convolutions), so a layer whose input
-    // channels are not a multiple of 8 (an RGB image) runs on the CUDA cores (in half precision where
-    // the device has a faster SIMT half pipe).
-    static std::pair<flops_per_second, bool> matmul_pipe(const cost_context& c, bool aligned) {
-        if (!tensor_pipe(c.precision, c.dev)) return {c.dev.peak_for(c.precision), false};
-        if (aligned) return {c.dev.peak_for(c.precision), true};
-        return {c.precision == element_type::fp32 || c.precision == element_type::tf32 || !c.dev.peak.fp16
-                    ? c.dev.peak.fp32 : *c.dev.peak.fp16, false};
-    }
-
     // One kernel: the binding resource's time at its class's efficiency, plus its launch. Element-wise
-    // work runs on the CUDA cores; Winograd applies on them only (cuDNN's tensor-core kernels are GEMMs).
+    // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
+    // the input channels are a multiple of 8 (tensor cores read them 8 at a time, 16 bytes of FP16: cuDNN's
+    // alignment rule), else on the CUDA cores, where 3x3 convolutions use Winograd (cuDNN's tensor-core
+    // kernels are GEMMs).
     layer_time run(const op_work& w, const matmul_kernel& mm, const cost_context& c) const {
         flops_per_second rate = c.dev.peak.fp32;
         if (mm.is_matmul) {
-            const auto [peak, tensor] = matmul_pipe(c, mm.aligned);
-            const double saving = mm.winograd && !tensor ? efficiency.winograd_speedup : 1.0;
-            rate = peak * (tensor ? efficiency.tensor_matmul : efficiency.simt_matmul) *
-                   (saving * utilization(mm.shape, c.dev));
+            const auto tensor = c.dev.tensor_peak_for(c.precision);
+            if (tensor && mm.aligned)
+                rate = *tensor * efficiency.tensor_matmul;
+            else
+                rate = c.dev.simt_peak_for(c.precision) * efficiency.simt_matmul *
+                       (mm.winograd ? efficiency.winograd_speedup : 1.0);
+            rate *= utilization(mm.shape, c.dev);
         }
         return detail::roofline_kernel(w, rate, c.dev.memory_bandwidth * efficiency.memory, launch_overhead);
     }
@@ -2317,18 +2316,13 @@ struct calibrated : paleo {
     }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
-        return scaled(with_overhead().layer(net, v, p, c), c);
+        return scaled(paleo::layer(net, v, p, c, profile.kernel_overhead), c);
     }
     layer_time update(std::int64_t count, const cost_context& c) const {
-        return scaled(with_overhead().update(count, c), c);
+        return scaled(paleo::update(count, c, profile.kernel_overhead), c);
     }
 
 private:
-    paleo with_overhead() const {
-        paleo m = *this;
-        m.kernel_overhead = profile.kernel_overhead;
-        return m;
-    }
     layer_time scaled(layer_time t, const cost_context& c) const {
         if (c.dev.name != profile.device)
             throw invalid_argument("calibration '" + profile.name + "' was fitted on " + profile.device + ", not on " +

@@ -150,15 +150,11 @@ measured_set load_measurements(const std::string& file, const std::optional<std:
                                " file mapping their ids to networks and devices");
     m.rows = published ? fit::parse_published_times(text, file, io::read_file(*cases), *cases) : fit::parse_pass_times(text, file);
     const std::filesystem::path base = std::filesystem::path(published ? *cases : file).parent_path();
-    const auto resolve = [&](const std::string& name) {
-        const auto local = base / name;
-        return name.ends_with(".json") && std::filesystem::exists(local) ? local.string() : name;
-    };
     std::map<std::string, std::shared_ptr<const network>> nets;
     for (const auto& r : m.rows) {
         auto& net = nets[r.network];
-        if (!net) net = std::make_shared<const network>(load_model(resolve(r.network)));
-        const device dev = load_device(resolve(r.device));
+        if (!net) net = std::make_shared<const network>(load_model(relative_to(base, r.network)));
+        const device dev = load_device(relative_to(base, r.device));
         m.samples.push_back(fit::decompose(r, *net, dev));
         m.devices.push_back(dev.name);
     }

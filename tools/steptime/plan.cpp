@@ -27,6 +27,11 @@ device load_device(const std::string& d) {
     return devices::get(d);  // throws invalid_device naming close catalog entries
 }
 
+std::string relative_to(const std::filesystem::path& base, const std::string& name) {
+    const auto local = base / name;
+    return name.ends_with(".json") && std::filesystem::exists(local) ? local.string() : name;
+}
+
 namespace {
 
 constexpr int max_workers = 1'000'000;  // data_parallel's own limit

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <variant>
@@ -28,6 +29,9 @@ struct options {
 network load_model(const std::string& m);
 // A catalog device by name, or a device JSON file.
 device load_device(const std::string& d);
+// A network or device named in a data file: a JSON file beside that file (in `base`) where there is one,
+// else the name as given (a zoo name or spec, a catalog device, a path from the working directory).
+std::string relative_to(const std::filesystem::path& base, const std::string& name);
 
 // Registers the shared options on `cmd`; `lists` words the help of the grid axes for `sweep`.
 void add_options(CLI::App& cmd, options& o, bool lists);

@@ -36,13 +36,9 @@ struct row_result {
 };
 
 seconds predict(const io::published_case& c, const validate_options& o, const std::filesystem::path& base) {
-    const auto resolve = [&](const std::string& name) {  // files are relative to the cases file
-        const auto p = base / name;
-        return name.find(':') == std::string::npos && std::filesystem::exists(p) ? p.string() : name;
-    };
     options po = o.model;
-    po.model = resolve(c.model);
-    po.devices = resolve(c.device);
+    po.model = relative_to(base, c.model);
+    po.devices = relative_to(base, c.device);
     if (c.batch > 0) po.batches = std::to_string(c.batch);
     po.workers = std::to_string(c.gpus);
     po.precision = std::string(to_string(c.precision));

@@ -59,18 +59,13 @@ struct calibrated : paleo {
     }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
-        return scaled(with_overhead().layer(net, v, p, c), c);
+        return scaled(paleo::layer(net, v, p, c, profile.kernel_overhead), c);
     }
     layer_time update(std::int64_t count, const cost_context& c) const {
-        return scaled(with_overhead().update(count, c), c);
+        return scaled(paleo::update(count, c, profile.kernel_overhead), c);
     }
 
 private:
-    paleo with_overhead() const {
-        paleo m = *this;
-        m.kernel_overhead = profile.kernel_overhead;
-        return m;
-    }
     layer_time scaled(layer_time t, const cost_context& c) const {
         if (c.dev.name != profile.device)
             throw invalid_argument("calibration '" + profile.name + "' was fitted on " + profile.device + ", not on " +

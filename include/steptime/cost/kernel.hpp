@@ -143,39 +143,21 @@ private:
         return {};
     }
 
-    // Whether matmuls in this precision run on a tensor-core pipe of the device (device::peak_for's choice).
-    static bool tensor_pipe(element_type p, const device& d) {
-        switch (p) {
-            case element_type::fp32: return false;
-            case element_type::tf32: return d.peak.tf32_tensor.has_value();
-            case element_type::fp16: return d.peak.fp16_tensor.has_value();
-            case element_type::bf16: return d.peak.bf16_tensor.has_value();
-            case element_type::fp8:
-            case element_type::int8: return d.peak.fp8_tensor || d.peak.fp16_tensor;
-        }
-        return false;
-    }
-
-    // The peak a matmul kernel runs at, and whether on tensor cores: they read input channels 8 at a time
-    // (16 bytes of FP16, cuDNN's alignment rule for tensor-core convolutions), so a layer whose input
-    // channels are not a multiple of 8 (an RGB image) runs on the CUDA cores (in half precision where
-    // the device has a faster SIMT half pipe).
-    static std::pair<flops_per_second, bool> matmul_pipe(const cost_context& c, bool aligned) {
-        if (!tensor_pipe(c.precision, c.dev)) return {c.dev.peak_for(c.precision), false};
-        if (aligned) return {c.dev.peak_for(c.precision), true};
-        return {c.precision == element_type::fp32 || c.precision == element_type::tf32 || !c.dev.peak.fp16
-                    ? c.dev.peak.fp32 : *c.dev.peak.fp16, false};
-    }
-
     // One kernel: the binding resource's time at its class's efficiency, plus its launch. Element-wise
-    // work runs on the CUDA cores; Winograd applies on them only (cuDNN's tensor-core kernels are GEMMs).
+    // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
+    // the input channels are a multiple of 8 (tensor cores read them 8 at a time, 16 bytes of FP16: cuDNN's
+    // alignment rule), else on the CUDA cores, where 3x3 convolutions use Winograd (cuDNN's tensor-core
+    // kernels are GEMMs).
     layer_time run(const op_work& w, const matmul_kernel& mm, const cost_context& c) const {
         flops_per_second rate = c.dev.peak.fp32;
         if (mm.is_matmul) {
-            const auto [peak, tensor] = matmul_pipe(c, mm.aligned);
-            const double saving = mm.winograd && !tensor ? efficiency.winograd_speedup : 1.0;
-            rate = peak * (tensor ? efficiency.tensor_matmul : efficiency.simt_matmul) *
-                   (saving * utilization(mm.shape, c.dev));
+            const auto tensor = c.dev.tensor_peak_for(c.precision);
+            if (tensor && mm.aligned)
+                rate = *tensor * efficiency.tensor_matmul;
+            else
+                rate = c.dev.simt_peak_for(c.precision) * efficiency.simt_matmul *
+                       (mm.winograd ? efficiency.winograd_speedup : 1.0);
+            rate *= utilization(mm.shape, c.dev);
         }
         return detail::roofline_kernel(w, rate, c.dev.memory_bandwidth * efficiency.memory, launch_overhead);
     }

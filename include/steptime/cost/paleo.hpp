@@ -26,31 +26,40 @@ struct paleo {
     }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
-        const op_work w = detail::pass_work(net, v, p, c);
-        const double remote = detail::remote_bytes(net, v, p, c);
-        layer_time t = time_of(w, c);
-        if (remote > 0) t.remote = bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
-        t.traffic += bytes_of(remote);
-        return t;
+        return layer(net, v, p, c, kernel_overhead);
     }
 
     // Reads and writes of weights, gradients and optimizer state in FP32 (master weights).
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
 
-    layer_time update(std::int64_t count, const cost_context& c) const {
+    layer_time update(std::int64_t count, const cost_context& c) const { return update(count, c, kernel_overhead); }
+
+protected:
+    // The same with another fixed cost per kernel (cost::calibrated's profile).
+    layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c, seconds overhead) const {
+        const op_work w = detail::pass_work(net, v, p, c);
+        const double remote = detail::remote_bytes(net, v, p, c);
+        layer_time t = time_of(w, c, overhead);
+        if (remote > 0) t.remote = bytes_of(remote) / (detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm);
+        t.traffic += bytes_of(remote);
+        return t;
+    }
+
+    layer_time update(std::int64_t count, const cost_context& c, seconds overhead) const {
         const auto u = work_of(update_rule);
         const double params = static_cast<double>(count);
-        return time_of({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c);
+        return time_of({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c,
+                       overhead);
     }
 
 private:
-    layer_time time_of(const op_work& w, const cost_context& c) const {
+    layer_time time_of(const op_work& w, const cost_context& c, seconds overhead) const {
         const bytes_per_second bw = c.dev.memory_bandwidth * ppp_memory;
         const bool launches = w.flops > 0 || w.bytes_read + w.bytes_written > 0;
         return {.fetch = bytes_of(w.bytes_read) / bw,
                 .compute = flops_of(w.flops) / (c.dev.peak_for(c.precision) * ppp_compute),
                 .write = bytes_of(w.bytes_written) / bw,
-                .overhead = launches ? kernel_overhead : seconds{},
+                .overhead = launches ? overhead : seconds{},
                 .work = flops_of(w.flops),
                 .traffic = bytes_of(w.bytes_read + w.bytes_written)};
     }
