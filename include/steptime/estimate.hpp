@@ -1,6 +1,8 @@
 // steptime/estimate.hpp: the facade. One training step of a network on one device.
 #pragma once
 
+#include <algorithm>
+#include <concepts>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,8 +45,8 @@ struct step_estimate {
     std::int64_t batch_per_worker = 0;
     int workers = 1;
     element_type precision = element_type::fp32;
-    seconds forward{};        // sum over layers
-    seconds backward{};       // sum over layers, both gradients
+    seconds forward{};        // sum over layers, or the host's time to issue their kernels if longer
+    seconds backward{};       // likewise, both gradients
     seconds update{};         // weight update
     seconds communication{};  // gradient exchange between workers (zero on one device)
     seconds exposed_communication{};  // the part of it not hidden behind the backward pass
@@ -96,6 +98,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.precision = opt.precision;
     r.layers.reserve(net.size());
     std::vector<seconds> fwd(net.size()), bwd(net.size());
+    double fwd_kernels = 0, bwd_kernels = 0;
     for (auto v : net.vertices()) {
         const auto& l = net[v];
         auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
@@ -104,6 +107,12 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         bwd[v] = e.backward.total();
         r.forward += fwd[v];
         r.backward += bwd[v];
+        fwd_kernels += e.forward.kernels;
+        bwd_kernels += e.backward.kernels;
+    }
+    if constexpr (requires { { model.pass_floor(1.0) } -> std::same_as<seconds>; }) {  // the host issues the kernels
+        r.forward = std::max(r.forward, model.pass_floor(fwd_kernels));
+        r.backward = std::max(r.backward, model.pass_floor(bwd_kernels));
     }
     r.parameters = model.parameters(net);
     r.update = model.update(r.parameters, ctx).total();

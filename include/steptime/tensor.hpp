@@ -55,6 +55,19 @@ inline std::optional<element_type> parse_precision(std::string_view s) {
     return parse_element_type(s);
 }
 
+// How a framework lays out activations in memory: NCHW (PyTorch's and Caffe's default) or NHWC (channels
+// last: TensorFlow's default, PyTorch's channels_last, NVIDIA's tuned recipes). The kernel cost model prices
+// the transposes and slower batch norm that NCHW costs around tensor cores.
+enum class activation_layout { nchw, nhwc };
+
+constexpr std::string_view to_string(activation_layout l) { return l == activation_layout::nchw ? "nchw" : "nhwc"; }
+
+inline std::optional<activation_layout> parse_layout(std::string_view s) {
+    if (s == "nchw") return activation_layout::nchw;
+    if (s == "nhwc") return activation_layout::nhwc;
+    return std::nullopt;
+}
+
 // The shape of one sample (the batch dimension is a parameter of every estimate, not of the
 // network). Images are rank 3 (H, W, C, i.e. NHWC without N); feature vectors rank 1.
 struct tensor_shape {

@@ -107,6 +107,9 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     const auto r = [](std::optional<double> v) { return ratio_of(v.value_or(1.0)); };
     std::optional<bytes_per_second> cross;
     if (o.cross_gbps) cross = bytes_per_second_of(*o.cross_gbps * 1e9);
+    if (o.layout && (calibration || !(o.cost_model.empty() || o.cost_model == "kernel")))
+        throw invalid_argument("--layout sets the kernel model's layout (the default model, without --calibration); "
+                               "leave it out with other cost models");
     if (calibration) {
         if (!(o.cost_model.empty() || o.cost_model == "paleo") || o.ppp_compute || o.ppp_memory)
             throw invalid_argument("--calibration sets paleo's efficiencies: leave out --cost-model (or give paleo), "
@@ -139,6 +142,7 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
         throw invalid_argument("--ppp-compute and --ppp-memory set paleo's and roofline's one efficiency; the default "
                                "model (kernel) has one per operator class: add --cost-model paleo or roofline");
     cost::kernel m;
+    if (o.layout) m.layout = *parse_layout(*o.layout);  // checked by its option
     m.ppp_comm = r(o.ppp_comm);
     m.cross_device_bandwidth = cross;
     return m;
@@ -193,6 +197,10 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
     cmd.add_option("--cross-device-gbps", o.cross_gbps, "bandwidth between model-parallel devices, GB/s")
         ->check(CLI::PositiveNumber);
     cmd.add_flag("--use-pipeline", o.pipelined, "paleo-compat: a layer costs max(compute, memory) (PALEO's --use_pipeline)");
+    cmd.add_option("--layout", o.layout,
+                   "the default model's activation layout: nchw (default: PyTorch's, Caffe's) or nhwc (channels last: "
+                   "TensorFlow's, NVIDIA's tuned recipes); NCHW transposes around tensor-core convolutions")
+        ->check(CLI::IsMember({"nchw", "nhwc"}));
     cmd.add_option("--precision", o.precision,
                    "fp32, tf32, fp16 or bf16; amp and amp-bf16 name fp16 and bf16, which are mixed precision: "
                    "half-precision activations and tensor-core matmuls, FP32 master weights")

@@ -39,6 +39,16 @@ struct kernel {
     // Per step on the host: data loading and framework work not hidden behind the GPU. Zero by default (it is
     // the job's, not the GPU's); charged with the weight update, the model's one per-step term.
     seconds host_overhead{};
+    // The host's time to issue one kernel (an eager framework's dispatch): a training step's forward or
+    // backward pass is no shorter than its kernels times this, however little each does. PyTorch 2.11 on
+    // the H100 machine: ResNet-50's batch-1 FP32 step, 11.9 ms over its 440 kernels (README.md).
+    seconds host_dispatch = microseconds_of(27);
+    // Activations in NCHW (PyTorch's and Caffe's default) cost two things around tensor cores, both measured
+    // on ResNet-50 in FP16 on the H100 (README.md): cuDNN transposes the operands of a tensor-core
+    // convolution to NHWC and back (one more kernel per pass, moving as many bytes as the convolution:
+    // 12.9 ms measured), and its NCHW batch norm keeps FP32 statistics and runs at FP32 cost in any
+    // precision (41.7 ms in FP16 against 48.8 in FP32).
+    activation_layout layout = activation_layout::nchw;
     // Output tile of a GEMM-like kernel on one SM (cuBLAS/CUTLASS's common 128x128 threadblock tile).
     double tile = 128;
     optimizer update_rule = optimizer::sgd;
@@ -58,11 +68,15 @@ struct kernel {
             throw invalid_argument("kernel: tile is " + std::to_string(tile) + ", expected at least 1");
         detail::require_overhead(name, "launch_overhead", launch_overhead);
         detail::require_overhead(name, "host_overhead", host_overhead);
+        detail::require_overhead(name, "host_dispatch", host_dispatch);
     }
+
+    // The shortest a pass of `kernels` kernels can take: the host issues them one after another.
+    seconds pass_floor(double kernels) const { return host_dispatch * kernels; }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,
-                                  [&](const op_work& w, pass q) { return run(w, matmul_of(net[v].op, q, net[v], c.batch), c); });
+                                  [&](const op_work& w, pass q) { return run(w, traits_of(net[v].op, q, net[v], c.batch), c); });
     }
 
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
@@ -101,15 +115,18 @@ struct kernel {
     }
 
 private:
-    struct matmul_kernel {
+    struct kernel_traits {
         bool is_matmul = false;
         gemm_shape shape{};
-        bool aligned = true;    // input channels are a multiple of 8 (tensor cores take them)
-        bool winograd = false;  // a 3x3 stride-1 dense convolution
+        bool aligned = true;         // input channels are a multiple of 8 (tensor cores take them)
+        bool winograd = false;       // a 3x3 stride-1 dense convolution
+        bool convolution = false;    // a convolution (transposed around tensor cores in NCHW)
+        bool normalization = false;  // batch norm (FP32 cost in NCHW)
     };
 
-    // The implicit GEMM of a convolution or dense layer in pass q (NHWC; per group for grouped convolutions).
-    static matmul_kernel matmul_of(const layer_op& op, pass q, const steptime::layer<layer_op>& l, std::int64_t batch) {
+    // What decides a kernel's pipe and time: the implicit GEMM of a convolution or dense layer in pass q
+    // (NHWC; per group for grouped convolutions), or the kind of an element-wise kernel.
+    static kernel_traits traits_of(const layer_op& op, pass q, const steptime::layer<layer_op>& l, std::int64_t batch) {
         const double n = static_cast<double>(batch);
         const auto by_pass = [&](double rows, double out, double in) -> gemm_shape {  // forward: [rows x in][in x out]
             switch (q) {
@@ -131,35 +148,48 @@ private:
             shape.groups = static_cast<double>(cv->groups);
             return {true, shape, by8(cin),
                     cv->kernel.h == 3 && cv->kernel.w == 3 && cv->stride.h == 1 && cv->stride.w == 1 &&
-                        cv->dilation.h == 1 && cv->dilation.w == 1 && cv->groups == 1};
+                        cv->dilation.h == 1 && cv->dilation.w == 1 && cv->groups == 1,
+                    true};
         }
         if (const auto* dc = std::get_if<ops::deconv2d>(&op)) {
             const double rows = n * static_cast<double>(l.inputs[0].h() * l.inputs[0].w());
             return {true,
                     by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
                             static_cast<double>(l.inputs[0].c())),
-                    by8(l.inputs[0].c())};
+                    by8(l.inputs[0].c()), false, true};
         }
-        return {};
+        return {.normalization = std::holds_alternative<ops::batch_norm>(op)};
     }
 
     // One kernel: the binding resource's time at its class's efficiency, plus its launch. Element-wise
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
     // the input channels are a multiple of 8 (tensor cores read them 8 at a time, 16 bytes of FP16: cuDNN's
     // alignment rule), else on the CUDA cores, where 3x3 convolutions use Winograd (cuDNN's tensor-core
-    // kernels are GEMMs).
-    layer_time run(const op_work& w, const matmul_kernel& mm, const cost_context& c) const {
-        flops_per_second rate = c.dev.peak.fp32;
-        if (mm.is_matmul) {
-            const auto tensor = c.dev.tensor_peak_for(c.precision);
-            if (tensor && mm.aligned)
-                rate = *tensor * efficiency.tensor_matmul;
-            else
-                rate = c.dev.simt_peak_for(c.precision) * efficiency.simt_matmul *
-                       (mm.winograd ? efficiency.winograd_speedup : 1.0);
-            rate *= utilization(mm.shape, c.dev);
+    // kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core convolutions are transposed.
+    layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
+        const bool nchw = layout == activation_layout::nchw;
+        const bytes_per_second bandwidth = c.dev.memory_bandwidth * efficiency.memory;
+        if (const double widen = 4 / element_bytes(c.precision); nchw && k.normalization && widen > 1) {
+            w.bytes_read *= widen;
+            w.bytes_written *= widen;
         }
-        return detail::roofline_kernel(w, rate, c.dev.memory_bandwidth * efficiency.memory, launch_overhead);
+        flops_per_second rate = c.dev.peak.fp32;
+        bool tensor_pipe = false;
+        if (k.is_matmul) {
+            const auto tensor = c.dev.tensor_peak_for(c.precision);
+            tensor_pipe = tensor && k.aligned;
+            rate = tensor_pipe ? *tensor * efficiency.tensor_matmul
+                               : c.dev.simt_peak_for(c.precision) * efficiency.simt_matmul *
+                                     (k.winograd ? efficiency.winograd_speedup : 1.0);
+            rate *= utilization(k.shape, c.dev);
+        }
+        layer_time t = detail::roofline_kernel(w, rate, bandwidth, launch_overhead);
+        if (tensor_pipe && k.convolution && nchw) {
+            layer_time transpose = detail::roofline_kernel({0, w.bytes_read, w.bytes_written}, rate, bandwidth, launch_overhead);
+            transpose.kernels = 0;  // launched by cuDNN within the convolution's call, not by the framework
+            t += transpose;
+        }
+        return t;
     }
 };
 

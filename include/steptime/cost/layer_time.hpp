@@ -28,6 +28,7 @@ struct layer_time {
     seconds overhead{};  // kernel launches and other fixed costs
     flops work{};
     bytes traffic{};
+    double kernels = 0;  // kernels the framework launches, where the model prices kernels (kernel, roofline)
 
     seconds total() const { return fetch + compute + write + remote + overhead; }
     layer_time& operator+=(const layer_time& o) {
@@ -38,6 +39,7 @@ struct layer_time {
         overhead += o.overhead;
         work += o.work;
         traffic += o.traffic;
+        kernels += o.kernels;
         return *this;
     }
     friend layer_time operator+(layer_time a, const layer_time& b) { return a += b; }

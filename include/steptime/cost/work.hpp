@@ -96,7 +96,7 @@ inline layer_time roofline_kernel(const op_work& w, flops_per_second rate, bytes
     const seconds compute = flops_of(w.flops) / rate;
     const bytes moved = bytes_of(w.bytes_read + w.bytes_written);
     const seconds memory = moved / bandwidth;
-    layer_time t{.overhead = fixed, .work = flops_of(w.flops), .traffic = moved};
+    layer_time t{.overhead = fixed, .work = flops_of(w.flops), .traffic = moved, .kernels = 1};
     if (compute >= memory) {
         t.compute = compute;
     } else {
