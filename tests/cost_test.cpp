@@ -342,6 +342,59 @@ TEST_CASE("kernel: tensor cores for aligned channels in half precision, CUDA cor
     CHECK(close(compute("odd", element_type::fp16), odd / (31.4e12 * 0.85 * u(64, 147))));
 }
 
+TEST_CASE("kernel: a pass is no shorter than the host's time to issue its kernels") {
+    const device dev = test_device();
+    network net;
+    net.add("data", ops::input{tensor_shape::features(16)});
+    net.add("fc", ops::dense{16}, {"data"});
+    net.add("relu", ops::activation{}, {"fc"});
+    net.add("fc2", ops::dense{16}, {"relu"});
+    const cost::kernel k{};  // host_dispatch 27 us
+    const auto e = estimate(net, dev, k, {.batch = 1});
+    // Three kernels forward (fc, relu, fc2), each a few microseconds of GPU time: the host's 3 x 27 us binds.
+    // Backward: fc2's two gradients and relu's; fc's data gradient is not computed (it feeds on the input).
+    CHECK(close(e.forward.value(), 3 * 27e-6));
+    CHECK(close(e.backward.value(), 4 * 27e-6));
+    // Without the floor, the layers' sum (each kernel's 5 us launch at least) is shorter.
+    const auto gpu = estimate(net, dev, cost::kernel{.host_dispatch = seconds_of(0)}, {.batch = 1});
+    CHECK(gpu.forward.value() < e.forward.value());
+    CHECK(gpu.forward.value() >= 3 * 5e-6);
+    // A pass long on the GPU is unchanged by it.
+    const auto big = estimate(net, dev, k, {.batch = 1'000'000});
+    const auto big_gpu = estimate(net, dev, cost::kernel{.host_dispatch = seconds_of(0)}, {.batch = 1'000'000});
+    CHECK(big.forward.value() == big_gpu.forward.value());
+    CHECK(big.forward.value() > 3 * 27e-6);
+}
+
+TEST_CASE("kernel: NCHW transposes tensor-core convolutions and prices batch norm at FP32") {
+    const device& v100 = devices::get("v100-sxm2-16gb");
+    network net;
+    net.add("data", ops::input{tensor_shape::image(56, 56, 64)});
+    net.add("x", ops::passthrough{}, {"data"});
+    ops::conv2d c = conv(64, 3, 1, ops::padding::same());
+    c.bias = false;
+    net.add("conv", c, {"x"});
+    net.add("bn", ops::batch_norm{}, {"conv"});
+    const cost::kernel nchw{}, nhwc{.layout = activation_layout::nhwc};
+    const auto layer = [&](const cost::kernel& k, const char* name, element_type p) {
+        return k.layer(net, *net.find(name), pass::forward, cost_context{v100, 64, p});
+    };
+    // FP16 on tensor cores: NCHW adds one memory-bound pass over the convolution's own bytes (inputs, weights
+    // and output at 2 B) at 0.8 of 900 GB/s, plus its launch.
+    const auto h_nchw = layer(nchw, "conv", element_type::fp16), h_nhwc = layer(nhwc, "conv", element_type::fp16);
+    const double moved = h_nhwc.traffic.value();
+    CHECK(close(h_nchw.total().value() - h_nhwc.total().value(), moved / (0.8 * 900e9) + 5e-6));
+    CHECK(h_nchw.kernels == 1);  // cuDNN launches the transposes, not the framework
+    // FP32 runs on CUDA cores: no transposes in either layout.
+    CHECK(layer(nchw, "conv", element_type::fp32).total() == layer(nhwc, "conv", element_type::fp32).total());
+    // Batch norm (memory-bound) costs in NCHW FP16 what it costs in FP32; in NHWC, half of that's bytes.
+    const auto bn32 = layer(nchw, "bn", element_type::fp32);
+    CHECK(close(layer(nchw, "bn", element_type::fp16).total().value(), bn32.total().value()));
+    CHECK(close(layer(nhwc, "bn", element_type::fp16).total().value() - 5e-6, (bn32.total().value() - 5e-6) / 2));
+    CHECK(parse_layout("nhwc") == activation_layout::nhwc);
+    CHECK(parse_layout("NCHW") == std::nullopt);
+}
+
 TEST_CASE("kernel: settings outside the model's domain are refused") {
     const auto err = [](const cost::kernel& k) { return message_of<invalid_argument>([&] { k.validate(); }); };
     cost::kernel k;
@@ -359,6 +412,9 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k = {};
     k.host_overhead = seconds_of(-1);
     CHECK(err(k) == "kernel: host_overhead is -1.000000 s, expected a finite non-negative time");
+    k = {};
+    k.host_dispatch = seconds_of(std::nan(""));
+    CHECK(err(k) == "kernel: host_dispatch is nan s, expected a finite non-negative time");
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -29,3 +29,12 @@ cli_fails(validate_bad_phase "^steptime: error: [^\n]*bad-phase-cases.csv:2: col
           validate --data ${validation}/calibration.csv --cases ${bad_phase})
 cli_fails(validate_phase_of_pass "^steptime: error: [^\n]*phase-cases.csv:2: column 'phase': 'forward', expected empty: only kernel metrics take a phase"
           validate --data ${validation}/calibration.csv --cases ${phase_cases})
+set(bad_layout ${CMAKE_CURRENT_BINARY_DIR}/bad-layout-cases.csv)
+file(WRITE ${bad_layout} "id,model,device,precision,layout\nDLE-007,resnet50,v100-sxm2-16gb,amp,channels_last\n")
+cli_fails(validate_bad_layout "^steptime: error: [^\n]*bad-layout-cases.csv:2: column 'layout': 'channels_last', expected nchw or nhwc"
+          validate --data ${validation}/calibration.csv --cases ${bad_layout})
+# The H100 measurements of tools/measure/train_steps.py: every row predicted, per precision and role.
+add_test(NAME cli_validate_h100 COMMAND ${cli} validate --data ${validation}/pytorch-h100/calibration.csv
+         --cases ${validation}/pytorch-h100/cases.csv)
+set_tests_properties(cli_validate_h100 PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 528 published measurements.*h100_amp_bf16_check +105 .*h100_fp32_fit +27 .*h100_tf32_fit +27 +[0-9.]+% +[-+][0-9.]+% +0\n")
