@@ -37,4 +37,4 @@ cli_fails(validate_bad_layout "^steptime: error: [^\n]*bad-layout-cases.csv:2: c
 add_test(NAME cli_validate_h100 COMMAND ${cli} validate --data ${validation}/pytorch-h100/calibration.csv
          --cases ${validation}/pytorch-h100/cases.csv)
 set_tests_properties(cli_validate_h100 PROPERTIES PASS_REGULAR_EXPRESSION
-  "against 528 published measurements.*h100_amp_bf16_check +105 .*h100_fp32_fit +27 .*h100_tf32_fit +27 +[0-9.]+% +[-+][0-9.]+% +0\n")
+  "against 597 published measurements.*h100_amp_bf16_check +105 .*h100_amp_nhwc_check +24 .*h100_fp32_fit +27 .*h100_tf32_nhwc_fit +12 +[0-9.]+% +[-+][0-9.]+% +0\n")

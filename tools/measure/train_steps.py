@@ -65,10 +65,10 @@ def set_precision(precision):
     return {"amp": torch.float16, "amp-bf16": torch.bfloat16}.get(precision)
 
 
-def training_step(model, resolution, batch, precision):
+def training_step(model, resolution, batch, precision, memory_format=torch.contiguous_format):
     """One training step on synthetic data as a function of the CUDA events it records (None: none)."""
     dtype = set_precision(precision)
-    x = torch.randn(batch, 3, resolution, resolution, device="cuda")
+    x = torch.randn(batch, 3, resolution, resolution, device="cuda").to(memory_format=memory_format)
     y = torch.randint(0, 1000, (batch,), device="cuda")
     loss_fn = nn.CrossEntropyLoss()
     opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
@@ -90,8 +90,8 @@ def training_step(model, resolution, batch, precision):
     return step
 
 
-def measure(model, resolution, batch, precision):
-    step = training_step(model, resolution, batch, precision)
+def measure(model, resolution, batch, precision, memory_format=torch.contiguous_format):
+    step = training_step(model, resolution, batch, precision, memory_format)
     times = []
     for it in range(WARMUP + TIMED):
         ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
@@ -210,8 +210,10 @@ def main():
     ap.add_argument("--profile", action="store_true",
                     help="write kernels.csv: per step, GPU operations and their summed time beside the step time")
     ap.add_argument("--skip-ceilings", action="store_true")
+    ap.add_argument("--channels-last", action="store_true", help="NHWC activations and weights (layout column nhwc)")
     args = ap.parse_args()
     start = time.monotonic()
+    layout = torch.channels_last if args.channels_last else torch.contiguous_format
     os.makedirs(args.out, exist_ok=True)
     torch.backends.cudnn.benchmark = True
     with open(os.path.join(args.out, "environment.json"), "w") as f:
@@ -227,7 +229,7 @@ def main():
         fields = ["network", "precision", "batch", "step_ms", "gpu_busy_ms", "gpu_ops"]
         path = os.path.join(args.out, "kernels.csv")
     else:
-        fields = ["network", "precision", "batch", "resolution", "role", "forward_ms", "backward_ms",
+        fields = ["network", "precision", "batch", "resolution", "layout", "role", "forward_ms", "backward_ms",
                   "optimizer_ms", "step_ms", "step_ms_min", "step_ms_max", "images_per_s"]
         path = os.path.join(args.out, "train_steps.csv")
     new = not os.path.exists(path)
@@ -238,7 +240,7 @@ def main():
         for name in args.networks.split(","):
             build, resolution = NETWORKS[name]
             try:
-                model = build().cuda().train()
+                model = build().cuda().train().to(memory_format=layout)
             except Exception as e:  # a missing package or constructor: say so and go on
                 print(f"{name}: cannot build: {e!r}", flush=True)
                 continue
@@ -248,7 +250,7 @@ def main():
                         print(f"budget spent: stopped before {name} {precision} {batch}", flush=True)
                         return
                     try:
-                        r = measure(model, resolution, batch, precision)
+                        r = measure(model, resolution, batch, precision, layout)
                         if args.profile:
                             ops, busy = kernel_profile(model, resolution, batch, precision)
                     except Exception as e:  # out of memory, say: record nothing for it
@@ -260,7 +262,7 @@ def main():
                                "step_ms": f"{r['step_ms']:.3f}", "gpu_busy_ms": f"{busy:.3f}", "gpu_ops": ops}
                     else:
                         row = {"network": name, "precision": precision, "batch": batch, "resolution": resolution,
-                               "role": "calibrate" if name in CALIBRATION_NETWORKS else "check",
+                               "layout": "nhwc" if args.channels_last else "nchw", "role": "calibrate" if name in CALIBRATION_NETWORKS else "check",
                                **{k: f"{v:.3f}" for k, v in r.items()},
                                "images_per_s": f"{batch / r['step_ms'] * 1e3:.1f}"}
                     w.writerow(row)
