@@ -278,14 +278,14 @@ TEST_CASE("kernel: each pass is a kernel on the roofline at its operator class's
     net.add("conv", conv(256, 3, 1, ops::padding::same()), {"relu"});
     net.add("conv_s2", conv(256, 3, 2, ops::padding::same()), {"conv"});
     const device dev = test_device();  // no SM count: no quantization
-    const cost::kernel k{};            // defaults: matmul 0.85 on CUDA cores, Winograd 1.5, memory 0.8, 5 us
+    const cost::kernel k{};            // defaults: matmul 0.94 on CUDA cores (no SM count: 64 lanes), Winograd 1.5, memory 0.8, 5 us
     // ReLU, batch 4: 6,422,528 B (see the roofline case) at 0.8 x 1e11 B/s, plus one launch.
     CHECK(close(cost_of(k, net, "relu", pass::forward, dev, 4).total().value(), 6'422'528 / 0.8e11 + 5e-6));
-    // 3x3 stride-1 conv, batch 4: 3,700,178,944 FLOPs at 1e12 x 0.85 x 1.5 (Winograd), against 8,782,848 B
+    // 3x3 stride-1 conv, batch 4: 3,700,178,944 FLOPs at 1e12 x 0.94 x 1.5 (Winograd), against 8,782,848 B
     // at 0.8e11 (110 us): compute-bound.
-    CHECK(close(cost_of(k, net, "conv", pass::forward, dev, 4).total().value(), 3'700'178'944 / (1e12 * 0.85 * 1.5) + 5e-6));
-    // Stride 2 has no Winograd: 14x14 outputs, 2 * 2304 * 14*14*256 * 4 + 14*14*256*4 = 925,044,736 FLOPs at 0.85e12.
-    CHECK(close(cost_of(k, net, "conv_s2", pass::forward, dev, 4).total().value(), 925'044'736 / 0.85e12 + 5e-6));
+    CHECK(close(cost_of(k, net, "conv", pass::forward, dev, 4).total().value(), 3'700'178'944 / (1e12 * 0.94 * 1.5) + 5e-6));
+    // Stride 2 has no Winograd: 14x14 outputs, 2 * 2304 * 14*14*256 * 4 + 14*14*256*4 = 925,044,736 FLOPs at 0.94e12.
+    CHECK(close(cost_of(k, net, "conv_s2", pass::forward, dev, 4).total().value(), 925'044'736 / 0.94e12 + 5e-6));
     // Backward: two kernels, two launches.
     CHECK(close(cost_of(k, net, "conv", pass::backward, dev, 4).overhead.value(), 10e-6));
     // The update: SGD reads w and g and writes w in FP32 (12 B per parameter), memory-bound, plus a launch
@@ -337,9 +337,16 @@ TEST_CASE("kernel: tensor cores for aligned channels in half precision, CUDA cor
     const double aligned = 2 * 512.0 * 512 * rows, odd = 2 * 147.0 * 64 * rows;
     const auto u = [&](double out, double in) { return k.utilization({rows, out, in, 1}, v100); };
     CHECK(close(compute("aligned", element_type::fp16), aligned / (125e12 * 0.75 * u(512, 512))));
-    CHECK(close(compute("aligned", element_type::fp32), aligned / (15.7e12 * 0.85 * u(512, 512))));
+    // The V100's SMs have 64 FP32 lanes (15.7e12 / (2 x 80 x 1.53 GHz)): SGEMM's 0.94.
+    CHECK(close(compute("aligned", element_type::fp32), aligned / (15.7e12 * 0.94 * u(512, 512))));
     // 3 channels: FP16 on the SIMT pipe, at the CUDA-core matmul efficiency.
-    CHECK(close(compute("odd", element_type::fp16), odd / (31.4e12 * 0.85 * u(64, 147))));
+    CHECK(close(compute("odd", element_type::fp16), odd / (31.4e12 * 0.94 * u(64, 147))));
+    // An H100's SMs have 128 (66.9e12 / (2 x 132 x 1.98 GHz)): every instruction but FFMA takes an FFMA's
+    // issue slot, 0.75.
+    const device& h100 = devices::get("h100-sxm5-80gb");
+    const double h100_fp32 = k.layer(net, *net.find("aligned"), pass::forward, cost_context{h100, 256, element_type::fp32})
+                                 .compute.value();
+    CHECK(close(h100_fp32, aligned / (66.9e12 * 0.75 * k.utilization({rows, 512, 512, 1}, h100))));
 }
 
 TEST_CASE("kernel: a pass is no shorter than the host's time to issue its kernels") {
@@ -406,6 +413,9 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k = {};
     k.efficiency.simt_matmul = ratio_of(0);
     CHECK(err(k) == "kernel: simt_matmul is 0.000000, expected a fraction in (0, 1]");
+    k = {};
+    k.efficiency.simt_matmul_wide = ratio_of(-0.5);
+    CHECK(err(k) == "kernel: simt_matmul_wide is -0.500000, expected a fraction in (0, 1]");
     k = {};
     k.efficiency.memory = ratio_of(2);
     CHECK(err(k) == "kernel: memory is 2.000000, expected a fraction in (0, 1]");

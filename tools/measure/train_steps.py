@@ -6,7 +6,8 @@ is forward (with the loss), backward and an SGD-with-momentum update, timed per 
 events between the three. The medians over the timed iterations, and the spread of the step time,
 go to one CSV row. No data loader and no host-to-device copy are timed.
 
-    python3 tools/measure/train_steps.py --out DIR [--plan fp32,amp] [--budget-s 480]
+    python3 tools/measure/train_steps.py --out DIR [--plan fp32,amp] [--batches 64,128] [--channels-last]
+                                         [--profile] [--budget-s 480]
 
 writes DIR/environment.json (GPU, driver, library versions, settings), DIR/ceilings.csv (measured
 copy bandwidth, matrix-product rates, launch latency) and DIR/train_steps.csv; with --profile,
@@ -31,9 +32,10 @@ from torchvision.models.resnet import Bottleneck, ResNet
 WARMUP = 5  # iterations before timing: cuDNN's autotuner runs on the first
 TIMED = 15  # timed iterations; the medians are reported
 
-# network -> (constructor, input resolution). Each matches the steptime zoo network of the same name.
+# network -> (constructor, input resolution): the steptime zoo network of the same name, except that
+# torchvision's AlexNet has 256 filters in conv4 where the zoo's (PALEO's alex_v2) has 384.
 NETWORKS = {
-    "alexnet": (lambda: tvm.alexnet(), 224),  # One Weird Trick's single tower
+    "alexnet": (lambda: tvm.alexnet(), 224),
     "vgg11": (lambda: tvm.vgg11(), 224),
     "vgg16": (lambda: tvm.vgg16(), 224),
     "vgg19": (lambda: tvm.vgg19(), 224),

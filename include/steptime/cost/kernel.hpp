@@ -12,9 +12,16 @@ namespace steptime::cost {
 
 // What kernels of each class reach, as fractions of the peaks of the pipe and memory they run on.
 // The defaults and their reasoning are in README.md ("How the default model works"); they come from
-// DeepBench's large cuBLAS GEMMs and STREAM-like copies, not from whole-network times.
+// DeepBench's large cuBLAS GEMMs, STREAM-like copies and the H100's measured ceilings, not from
+// whole-network times.
 struct kernel_efficiency {
-    ratio simt_matmul = ratio_of(0.85);    // SGEMM on CUDA cores, large sizes (DeepBench V100 94%, Maxwell 71%)
+    // SGEMM on CUDA cores, large sizes. An SM of 64 FP32 lanes (GP100, GV100, GA100, TU104) holds an FFMA
+    // warp instruction two cycles, and the loads and address arithmetic issue in between (DeepBench V100: 94%).
+    ratio simt_matmul = ratio_of(0.94);
+    // An SM of more lanes (Kepler's 192; 128 in Maxwell, GP10x, GA10x, Ada, Hopper) issues an FFMA every
+    // cycle, so every other instruction takes an FFMA's slot (DeepBench Titan X Maxwell: 71%; the H100's
+    // 8192^3 SGEMM measured here: 77%).
+    ratio simt_matmul_wide = ratio_of(0.75);
     ratio tensor_matmul = ratio_of(0.75);  // HGEMM on tensor cores, large sizes (DeepBench V100 72-90%)
     ratio memory = ratio_of(0.80);         // element-wise and normalization kernels, of DRAM bandwidth
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
@@ -59,6 +66,7 @@ struct kernel {
         // below under their own names.
         detail::validate_common(name, ratio_of(1.0), ratio_of(1.0), ppp_comm, cross_device_bandwidth);
         steptime::detail::require_ppp(name, "simt_matmul", efficiency.simt_matmul);
+        steptime::detail::require_ppp(name, "simt_matmul_wide", efficiency.simt_matmul_wide);
         steptime::detail::require_ppp(name, "tensor_matmul", efficiency.tensor_matmul);
         steptime::detail::require_ppp(name, "memory", efficiency.memory);
         if (!(efficiency.winograd_speedup >= 1 && efficiency.winograd_speedup <= 4))
@@ -115,6 +123,14 @@ struct kernel {
     }
 
 private:
+    // More than 64 FP32 lanes per SM: the FP32 peak over 2 FLOPs x SMs x the clock it is quoted at (boost
+    // where given). Devices without an SM count are taken as 64-lane.
+    static bool wide_sm(const device& d) {
+        if (!d.sm_count) return false;
+        const double clock = (d.boost_clock ? *d.boost_clock : d.clock).value();
+        return d.peak.fp32.value() / (2 * *d.sm_count * clock) > 96;
+    }
+
     struct kernel_traits {
         bool is_matmul = false;
         gemm_shape shape{};
@@ -179,7 +195,8 @@ private:
             const auto tensor = c.dev.tensor_peak_for(c.precision);
             tensor_pipe = tensor && k.aligned;
             rate = tensor_pipe ? *tensor * efficiency.tensor_matmul
-                               : c.dev.simt_peak_for(c.precision) * efficiency.simt_matmul *
+                               : c.dev.simt_peak_for(c.precision) *
+                                     (wide_sm(c.dev) ? efficiency.simt_matmul_wide : efficiency.simt_matmul) *
                                      (k.winograd ? efficiency.winograd_speedup : 1.0);
             rate *= utilization(k.shape, c.dev);
         }
