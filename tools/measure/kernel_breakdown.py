@@ -12,9 +12,8 @@ import csv
 import os
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
-from train_steps import NETWORKS, WARMUP, training_step
+from train_steps import NETWORKS, gpu_events
 
 
 def main():
@@ -31,23 +30,15 @@ def main():
             name, precision, batch = config.split(":")
             build, resolution = NETWORKS[name]
             model = build().cuda().train()
-            step = training_step(model, resolution, int(batch), precision)
-            for _ in range(WARMUP):
-                step(None)
-            torch.cuda.synchronize()
-            with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                step(None)
-                torch.cuda.synchronize()
             total = collections.defaultdict(lambda: [0, 0.0])
-            for e in prof.events():
-                if e.device_type == torch.autograd.DeviceType.CUDA:
-                    total[e.name][0] += 1
-                    total[e.name][1] += e.time_range.elapsed_us() / 1e3
+            for e in gpu_events(model, resolution, int(batch), precision):
+                total[e.name][0] += 1
+                total[e.name][1] += e.time_range.elapsed_us() / 1e3
             for kernel, (count, ms) in sorted(total.items(), key=lambda kv: -kv[1][1]):
                 w.writerow([name, precision, batch, kernel, count, f"{ms:.4f}"])
             print(f"{config}: {sum(v[1] for v in total.values()):.2f} ms in {sum(v[0] for v in total.values())} "
                   f"operations", flush=True)
-            del model, step
+            del model
             torch.cuda.empty_cache()
 
 

@@ -115,8 +115,8 @@ def measure(model, resolution, batch, precision, memory_format=torch.contiguous_
     }
 
 
-def kernel_profile(model, resolution, batch, precision):
-    """GPU work of one step after warm-up: how many kernels (and copies/sets) ran, and their summed time."""
+def gpu_events(model, resolution, batch, precision):
+    """The GPU work (kernels, copies, sets) of one profiled step after warm-up, as profiler events."""
     from torch.profiler import ProfilerActivity, profile
 
     step = training_step(model, resolution, batch, precision)
@@ -126,7 +126,12 @@ def kernel_profile(model, resolution, batch, precision):
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         step(None)
         torch.cuda.synchronize()
-    gpu = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    return [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+
+
+def kernel_profile(model, resolution, batch, precision):
+    """How many GPU operations one step runs, and their summed time (ms)."""
+    gpu = gpu_events(model, resolution, batch, precision)
     return len(gpu), sum(e.time_range.elapsed_us() for e in gpu) / 1e3
 
 
