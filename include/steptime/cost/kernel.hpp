@@ -84,7 +84,8 @@ struct kernel {
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,
-                                  [&](const op_work& w, pass q) { return run(w, traits_of(net[v].op, q, net[v], c.batch), c); });
+                                  [&](const op_work& w, pass q) { return run(w, traits_of(net[v].op, q, net[v], c.batch), c); },
+                                  [&](const op_work& w) { return run(w, {}, c); });
     }
 
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }

@@ -106,17 +106,36 @@ inline layer_time roofline_kernel(const op_work& w, flops_per_second rate, bytes
     return t;
 }
 
-// The kernels of one pass of a layer, each priced by `time_of(work, pass)`: the backward pass is two (data
-// and weight gradients), and a pass without work launches none; plus the fetches of a placed layer's
-// inputs from other devices at `remote_bandwidth`.
-template <class KernelTime>
+// Gradient sums ahead of a layer's backward pass: a layer's output read by k layers receives k gradients, and
+// the framework adds them pairwise (PyTorch's autograd accumulates them; TensorFlow's AddN) before the layer
+// back-propagates: k - 1 element-wise kernels, each reading two output-sized tensors and writing one.
+inline op_work gradient_sum_work(const network& net, network::vertex v, const cost_context& c) {
+    const double elements = static_cast<double>(net[v].output.elements()) * static_cast<double>(c.batch);
+    return {elements, 2 * elements * element_bytes(c.precision), elements * element_bytes(c.precision)};
+}
+inline std::size_t gradient_sums(const network& net, network::vertex v) {
+    if (std::holds_alternative<ops::input>(net[v].op)) return 0;  // nothing back-propagates into the data
+    const auto readers = static_cast<std::size_t>(std::ranges::distance(net.children(v)));
+    return readers > 1 ? readers - 1 : 0;
+}
+
+// The kernels of one pass of a layer: the layer's own, each priced by `layer_kernel(work, pass)` (the backward
+// pass is two, data and weight gradients, and a pass without work launches none), and going backward the sums
+// of its output's gradients, priced by `elementwise_kernel(work)`; plus the fetches of a placed layer's inputs
+// from other devices at `remote_bandwidth`.
+template <class LayerKernel, class ElementwiseKernel>
 layer_time per_kernel(const network& net, network::vertex v, pass p, const cost_context& c,
-                      bytes_per_second remote_bandwidth, KernelTime time_of) {
+                      bytes_per_second remote_bandwidth, LayerKernel layer_kernel, ElementwiseKernel elementwise_kernel) {
     layer_time t{};
     const auto add = [&](pass q) {
         const op_work w = pass_work(net, v, q, c);
-        if (w.flops > 0 || w.bytes_read + w.bytes_written > 0) t += time_of(w, q);
+        if (w.flops > 0 || w.bytes_read + w.bytes_written > 0) t += layer_kernel(w, q);
     };
+    if (p == pass::backward || p == pass::backward_data)
+        if (const std::size_t sums = gradient_sums(net, v); sums > 0) {
+            const layer_time one = elementwise_kernel(gradient_sum_work(net, v, c));
+            for (std::size_t i = 0; i < sums; ++i) t += one;
+        }
     if (p == pass::backward) {
         add(pass::backward_data);
         add(pass::backward_weights);
