@@ -85,7 +85,8 @@ struct kernel {
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,
                                   [&](const op_work& w, pass q) { return run(w, traits_of(net[v].op, q, net[v], c.batch), c); },
-                                  [&](const op_work& w) { return run(w, {}, c); });
+                                  [&](const op_work& w) { return run(w, {}, c); }) +
+               bias_kernels(net, v, p, c);
     }
 
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
@@ -130,6 +131,23 @@ private:
         if (!d.sm_count) return false;
         const double clock = (d.boost_clock ? *d.boost_clock : d.clock).value();
         return d.peak.fp32.value() / (2 * *d.sm_count * clock) > 96;
+    }
+
+    // cuDNN's convolutions add no bias, so a convolution's bias is two memory-bound kernels of the framework's
+    // (PyTorch's add_ and sum, TensorFlow's BiasAdd and BiasAddGrad, Caffe's bias GEMMs): added to the output
+    // going forward, and the output gradient summed over the batch and positions for the bias gradient.
+    layer_time bias_kernels(const network& net, network::vertex v, pass p, const cost_context& c) const {
+        const bool biased = std::visit(
+            [](const auto& o) {
+                using O = std::decay_t<decltype(o)>;
+                if constexpr (std::is_same_v<O, ops::conv2d> || std::is_same_v<O, ops::deconv2d>) return o.bias;
+                return false;
+            },
+            net[v].op);
+        if (!biased || p == pass::backward_data) return {};
+        const double y = static_cast<double>(net[v].output.elements()) * static_cast<double>(c.batch);
+        const double bytes = y * element_bytes(c.precision);
+        return p == pass::forward ? run({y, bytes, bytes}, {}, c) : run({y, bytes, 0}, {}, c);
     }
 
     struct kernel_traits {
