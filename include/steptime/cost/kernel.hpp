@@ -23,7 +23,10 @@ struct kernel_efficiency {
     // 8192^3 SGEMM measured here: 77%).
     ratio simt_matmul_wide = ratio_of(0.75);
     ratio tensor_matmul = ratio_of(0.75);  // HGEMM on tensor cores, large sizes (DeepBench V100 72-90%)
-    ratio memory = ratio_of(0.80);         // element-wise and normalization kernels, of DRAM bandwidth
+    ratio memory = ratio_of(0.80);  // element-wise and normalization kernels, of DRAM bandwidth
+    // Batch norm in NCHW: per-channel reductions over a channel's strided planes (cuDNN's NCHW kernels; the
+    // H100's ResNet-50 profile: 0.63 of DRAM bandwidth forward, 0.52 backward, README.md).
+    ratio nchw_normalization = ratio_of(0.55);
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
     // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores.
     double winograd_speedup = 1.5;
@@ -69,6 +72,7 @@ struct kernel {
         steptime::detail::require_ppp(name, "simt_matmul_wide", efficiency.simt_matmul_wide);
         steptime::detail::require_ppp(name, "tensor_matmul", efficiency.tensor_matmul);
         steptime::detail::require_ppp(name, "memory", efficiency.memory);
+        steptime::detail::require_ppp(name, "nchw_normalization", efficiency.nchw_normalization);
         if (!(efficiency.winograd_speedup >= 1 && efficiency.winograd_speedup <= 4))
             throw invalid_argument("kernel: winograd_speedup is " + std::to_string(efficiency.winograd_speedup) +
                                    ", expected a factor in [1, 4] (F(4x4,3x3) saves at most 4x)");
@@ -203,7 +207,8 @@ private:
     // kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core convolutions are transposed.
     layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
         const bool nchw = layout == activation_layout::nchw;
-        const bytes_per_second bandwidth = c.dev.memory_bandwidth * efficiency.memory;
+        const bytes_per_second bandwidth =
+            c.dev.memory_bandwidth * (nchw && k.normalization ? efficiency.nchw_normalization : efficiency.memory);
         if (const double widen = 4 / element_bytes(c.precision); nchw && k.normalization && widen > 1) {
             w.bytes_read *= widen;
             w.bytes_written *= widen;
