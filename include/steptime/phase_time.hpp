@@ -81,14 +81,14 @@ layer_time selected_passes(const Net& net, typename Net::vertex v, const Model& 
 }  // namespace detail
 
 // Per layer and in total, the selected passes of one step on one device, checked as estimate() checks
-// its arguments. There is no weight update: kernel benchmarks time the passes alone.
+// its arguments. There is no weight update and no framework kernel: kernel benchmarks time the passes alone.
 template <class Net, class Model>
     requires CostModel<Model, Net>
 phase_estimate estimate_phases(const Net& net, const device& dev, const Model& model, pass_selection passes,
                                const estimate_options& opt = {}) {
     if (passes.empty()) throw invalid_argument("no pass selected (expected forward, backward-data or backward-weights)");
     const std::int64_t batch = detail::checked_batch(net, dev, model, opt);
-    const cost_context ctx{dev, batch, opt.precision};
+    const cost_context ctx{dev, batch, opt.precision, false};
     phase_estimate r;
     r.model = net.name();
     r.device = dev.name;

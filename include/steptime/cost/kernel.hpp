@@ -90,7 +90,7 @@ struct kernel {
         return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,
                                   [&](const op_work& w, pass q) { return run(w, traits_of(net[v].op, q, net[v], c.batch), c); },
                                   [&](const op_work& w) { return run(w, {}, c); }) +
-               bias_kernels(net, v, p, c);
+               framework_kernels(net, v, p, c);
     }
 
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
@@ -137,21 +137,47 @@ private:
         return d.peak.fp32.value() / (2 * *d.sm_count * clock) > 96;
     }
 
-    // cuDNN's convolutions add no bias, so a convolution's bias is two memory-bound kernels of the framework's
-    // (PyTorch's add_ and sum, TensorFlow's BiasAdd and BiasAddGrad, Caffe's bias GEMMs): added to the output
-    // going forward, and the output gradient summed over the batch and positions for the bias gradient.
-    layer_time bias_kernels(const network& net, network::vertex v, pass p, const cost_context& c) const {
-        const bool biased = std::visit(
-            [](const auto& o) {
+    // The parameter tensors of a layer that a matmul reads: a convolution's or dense layer's weights and bias.
+    struct matmul_parameters {
+        double weights = 0, biases = 0;  // elements
+        bool separate_bias = false;      // added by a kernel of its own (a convolution's: cuDNN adds none)
+    };
+    static matmul_parameters matmul_parameters_of(const steptime::layer<layer_op>& l) {
+        return std::visit(
+            [&](const auto& o) -> matmul_parameters {
                 using O = std::decay_t<decltype(o)>;
-                if constexpr (std::is_same_v<O, ops::conv2d> || std::is_same_v<O, ops::deconv2d>) return o.bias;
-                return false;
+                if constexpr (std::is_same_v<O, ops::conv2d> || std::is_same_v<O, ops::deconv2d> ||
+                              std::is_same_v<O, ops::dense>) {
+                    const double biases = o.bias ? static_cast<double>(l.output.c()) : 0;
+                    return {static_cast<double>(l.parameters) - biases, biases, o.bias && !std::is_same_v<O, ops::dense>};
+                }
+                return {};
             },
-            net[v].op);
-        if (!biased || p == pass::backward_data) return {};
-        const double y = static_cast<double>(net[v].output.elements()) * static_cast<double>(c.batch);
-        const double bytes = y * element_bytes(c.precision);
-        return p == pass::forward ? run({y, bytes, bytes}, {}, c) : run({y, bytes, 0}, {}, c);
+            l.op);
+    }
+
+    // Kernels the framework launches around a matmul layer's own, all memory-bound:
+    // - a convolution's bias, added to the output going forward and summed from the output gradient for its
+    //   gradient (PyTorch's add_ and sum, TensorFlow's BiasAdd and BiasAddGrad, Caffe's bias GEMMs), since
+    //   cuDNN's convolutions add none (dense layers add theirs in the GEMM's epilogue);
+    // - in mixed precision (FP16 and BF16 train on FP32 master weights), each weight tensor cast to the half
+    //   type going forward and its half gradient cast back going backward (autocast; TensorFlow's Cast ops).
+    layer_time framework_kernels(const network& net, network::vertex v, pass p, const cost_context& c) const {
+        const auto& l = net[v];
+        const matmul_parameters mp = matmul_parameters_of(l);
+        if (!c.framework_kernels || p == pass::backward_data || mp.weights == 0) return {};
+        layer_time t{};
+        if (mp.separate_bias) {
+            const double y = static_cast<double>(l.output.elements()) * static_cast<double>(c.batch);
+            const double bytes = y * element_bytes(c.precision);
+            t += run({y, bytes, p == pass::forward ? bytes : 0}, {}, c);
+        }
+        if (const double half = element_bytes(c.precision); half == 2)
+            for (const double elements : {mp.weights, mp.biases})
+                if (elements > 0)
+                    t += p == pass::forward ? run({0, 4 * elements, half * elements}, {}, c)
+                                            : run({0, half * elements, 4 * elements}, {}, c);
+        return t;
     }
 
     struct kernel_traits {
