@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 #include <steptime/io.hpp>
 
@@ -282,18 +283,39 @@ TEST_CASE("kernel: each pass is a kernel on the roofline at its operator class's
     // ReLU, batch 4: 6,422,528 B (see the roofline case) at 0.8 x 1e11 B/s, plus one launch.
     CHECK(close(cost_of(k, net, "relu", pass::forward, dev, 4).total().value(), 6'422'528 / 0.8e11 + 5e-6));
     // 3x3 stride-1 conv, batch 4: 3,700,178,944 FLOPs at 1e12 x 0.94 x 1.5 (Winograd), against 8,782,848 B
-    // at 0.8e11 (110 us): compute-bound.
-    CHECK(close(cost_of(k, net, "conv", pass::forward, dev, 4).total().value(), 3'700'178'944 / (1e12 * 0.94 * 1.5) + 5e-6));
-    // Stride 2 has no Winograd: 14x14 outputs, 2 * 2304 * 14*14*256 * 4 + 14*14*256*4 = 925,044,736 FLOPs at 0.94e12.
-    CHECK(close(cost_of(k, net, "conv_s2", pass::forward, dev, 4).total().value(), 925'044'736 / 0.94e12 + 5e-6));
-    // Backward: two kernels, two launches.
-    CHECK(close(cost_of(k, net, "conv", pass::backward, dev, 4).overhead.value(), 10e-6));
+    // at 0.8e11 (110 us): compute-bound. Its bias is a kernel of its own: 28*28*256*4 outputs read and
+    // written in FP32 (2 x 3,211,264 B) at 0.8e11, and a second launch.
+    const double bias_add = 2 * 3'211'264 / 0.8e11 + 5e-6;
+    CHECK(close(cost_of(k, net, "conv", pass::forward, dev, 4).total().value(),
+                3'700'178'944 / (1e12 * 0.94 * 1.5) + 5e-6 + bias_add));
+    // Stride 2 has no Winograd: 14x14 outputs, 2 * 2304 * 14*14*256 * 4 + 14*14*256*4 = 925,044,736 FLOPs at
+    // 0.94e12, and a bias add over a quarter of the bytes.
+    CHECK(close(cost_of(k, net, "conv_s2", pass::forward, dev, 4).total().value(),
+                925'044'736 / 0.94e12 + 5e-6 + 2 * 802'816 / 0.8e11 + 5e-6));
+    // Backward: three kernels (data and weight gradients, the bias gradient), three launches.
+    CHECK(close(cost_of(k, net, "conv", pass::backward, dev, 4).overhead.value(), 15e-6));
     // The update: SGD reads w and g and writes w in FP32 (12 B per parameter), memory-bound, plus a launch
     // and the host's per-step overhead.
     cost::kernel host = k;
     host.host_overhead = milliseconds_of(2);
     const std::int64_t params = 1'000'000;
     CHECK(close(host.update(params, cost_context{dev, 4}).total().value(), 12e6 / 0.8e11 + 5e-6 + 2e-3));
+}
+
+TEST_CASE("kernel: the optimizer's update moves FP32 weights, gradients and state once") {
+    const device dev = test_device();  // 100 GB/s: memory-bound at 0.8e11 B/s
+    const std::int64_t params = 1'000'000;
+    const auto update = [&](cost::optimizer o) {
+        return cost::kernel{.update_rule = o}.update(params, cost_context{dev, 1}).total().value();
+    };
+    // SGD reads w, g and writes w; momentum also reads and writes v; Adam reads w, g, m, v and writes w, m, v
+    // (work.hpp): 3, 5 and 7 tensors of 4 B per parameter, and a launch.
+    CHECK(close(update(cost::optimizer::sgd), 3 * 4e6 / 0.8e11 + 5e-6));
+    CHECK(close(update(cost::optimizer::momentum), 5 * 4e6 / 0.8e11 + 5e-6));
+    CHECK(close(update(cost::optimizer::adam), 7 * 4e6 / 0.8e11 + 5e-6));
+    for (const auto o : {cost::optimizer::sgd, cost::optimizer::momentum, cost::optimizer::adam})
+        CHECK(cost::parse_optimizer(cost::to_string(o)) == o);
+    CHECK(cost::parse_optimizer("Adam") == std::nullopt);
 }
 
 TEST_CASE("kernel: utilization of a GEMM, by hand") {
@@ -384,22 +406,84 @@ TEST_CASE("kernel: NCHW transposes tensor-core convolutions and prices batch nor
     net.add("bn", ops::batch_norm{}, {"conv"});
     const cost::kernel nchw{}, nhwc{.layout = activation_layout::nhwc};
     const auto layer = [&](const cost::kernel& k, const char* name, element_type p) {
-        return k.layer(net, *net.find(name), pass::forward, cost_context{v100, 64, p});
+        return k.layer(net, *net.find(name), pass::forward, cost_context{v100, 64, p, false});  // no casts
     };
     // FP16 on tensor cores: NCHW adds one memory-bound pass over the convolution's own bytes (inputs, weights
     // and output at 2 B) at 0.8 of 900 GB/s, plus its launch.
     const auto h_nchw = layer(nchw, "conv", element_type::fp16), h_nhwc = layer(nhwc, "conv", element_type::fp16);
     const double moved = h_nhwc.traffic.value();
     CHECK(close(h_nchw.total().value() - h_nhwc.total().value(), moved / (0.8 * 900e9) + 5e-6));
-    CHECK(h_nchw.kernels == 1);  // cuDNN launches the transposes, not the framework
+    CHECK(h_nchw.kernels == h_nhwc.kernels + 1);  // the host issues cuDNN's transposes too
     // FP32 runs on CUDA cores: no transposes in either layout.
     CHECK(layer(nchw, "conv", element_type::fp32).total() == layer(nhwc, "conv", element_type::fp32).total());
-    // Batch norm (memory-bound) costs in NCHW FP16 what it costs in FP32; in NHWC, half of that's bytes.
+    // Batch norm (memory-bound) costs in NCHW FP16 what it costs in FP32, at 0.55 of the bandwidth; in NHWC,
+    // half of that's bytes at the element-wise 0.8.
     const auto bn32 = layer(nchw, "bn", element_type::fp32);
+    CHECK(close(bn32.total().value(), bn32.traffic.value() / (0.55 * 900e9) + 5e-6));
     CHECK(close(layer(nchw, "bn", element_type::fp16).total().value(), bn32.total().value()));
-    CHECK(close(layer(nhwc, "bn", element_type::fp16).total().value() - 5e-6, (bn32.total().value() - 5e-6) / 2));
+    CHECK(close(layer(nhwc, "bn", element_type::fp16).total().value(), bn32.traffic.value() / 2 / (0.8 * 900e9) + 5e-6));
     CHECK(parse_layout("nhwc") == activation_layout::nhwc);
     CHECK(parse_layout("NCHW") == std::nullopt);
+}
+
+TEST_CASE("kernel: the kernels a training step adds around the layers' own") {
+    const device dev = test_device();  // 1 TFLOP/s, 100 GB/s: memory-bound kernels at 0.8e11 B/s
+    network net;
+    net.add("data", ops::input{tensor_shape::image(8, 8, 16)});
+    net.add("x", ops::passthrough{}, {"data"});
+    net.add("a", conv(16, 1, 1, ops::padding::same()), {"x"});  // with a bias: 16 x 16 weights, 16 biases
+    net.add("left", ops::activation{}, {"a"});
+    net.add("right", ops::activation{}, {"a"});
+    net.add("sum", ops::elementwise{}, {"left", "right"});
+    net.add("fc", ops::dense{10}, {"sum"});  // 1024 x 10 weights, 10 biases
+    const cost::kernel k{};
+    const auto at = [&](const char* layer, pass p, element_type e, bool framework) {
+        return k.layer(net, *net.find(layer), p, cost_context{dev, 2, e, framework});
+    };
+    const double y = 8 * 8 * 16 * 2;  // a's output elements at batch 2
+    SUBCASE("a layer read by two sums their gradients going backward: one add of output-sized tensors") {
+        const auto both = at("a", pass::backward_data, element_type::fp32, true);
+        network chain;  // the same layer read once
+        chain.add("data", ops::input{tensor_shape::image(8, 8, 16)});
+        chain.add("x", ops::passthrough{}, {"data"});
+        chain.add("a", conv(16, 1, 1, ops::padding::same()), {"x"});
+        chain.add("left", ops::activation{}, {"a"});
+        const auto once = k.layer(chain, *chain.find("a"), pass::backward_data, cost_context{dev, 2});
+        CHECK(close(both.total().value() - once.total().value(), 3 * y * 4 / 0.8e11 + 5e-6));  // read 2, write 1
+        CHECK(both.kernels == once.kernels + 1);
+    }
+    SUBCASE("a convolution's bias: an add going forward, a sum for its gradient, nothing for the data") {
+        const auto extra = [&](pass p) {
+            return at("a", p, element_type::fp32, true).total().value() - at("a", p, element_type::fp32, false).total().value();
+        };
+        CHECK(close(extra(pass::forward), 2 * y * 4 / 0.8e11 + 5e-6));
+        CHECK(close(extra(pass::backward_weights), y * 4 / 0.8e11 + 5e-6));
+        CHECK(extra(pass::backward_data) == 0);
+        // A dense layer's bias rides in its GEMM: no kernel of its own in FP32.
+        CHECK(at("fc", pass::forward, element_type::fp32, true).total() == at("fc", pass::forward, element_type::fp32, false).total());
+    }
+    SUBCASE("mixed precision casts each FP32 master weight tensor to 2 bytes forward and its gradient back") {
+        const auto extra = [&](const char* layer, pass p) {
+            const auto with = at(layer, p, element_type::fp16, true), without = at(layer, p, element_type::fp16, false);
+            return std::pair{with.total().value() - without.total().value(), with.kernels - without.kernels};
+        };
+        // Forward: the bias add in FP16 (2 x y x 2 B), then 256 weights and 16 biases read at 4 B, written at 2.
+        const auto [forward, forward_kernels] = extra("a", pass::forward);
+        CHECK(close(forward, (2 * y * 2 + 6 * 256 + 6 * 16) / 0.8e11 + 3 * 5e-6));
+        CHECK(forward_kernels == 3);
+        // Backward: the bias gradient's sum (y x 2 B), then both gradients read at 2 B and written at 4.
+        CHECK(close(extra("a", pass::backward_weights).first, (y * 2 + 6 * 256 + 6 * 16) / 0.8e11 + 3 * 5e-6));
+        // A dense layer: two casts (10,240 weights and 10 biases), no bias kernel.
+        CHECK(close(extra("fc", pass::forward).first, (6 * 10240 + 6 * 10) / 0.8e11 + 2 * 5e-6));
+        // TF32 keeps FP32 tensors: no casts.
+        CHECK(at("fc", pass::forward, element_type::tf32, true).total() == at("fc", pass::forward, element_type::tf32, false).total());
+    }
+    SUBCASE("kernel benchmarks time the layers' kernels alone") {
+        const auto phases = estimate_phases(net, dev, k, {.forward = true}, {.batch = 2});
+        double alone = 0;
+        for (auto v : net.vertices()) alone += k.layer(net, v, pass::forward, cost_context{dev, 2, element_type::fp32, false}).total().value();
+        CHECK(close(phases.total.total().value(), alone));
+    }
 }
 
 TEST_CASE("kernel: settings outside the model's domain are refused") {
@@ -419,6 +503,9 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k = {};
     k.efficiency.memory = ratio_of(2);
     CHECK(err(k) == "kernel: memory is 2.000000, expected a fraction in (0, 1]");
+    k = {};
+    k.efficiency.nchw_normalization = ratio_of(0);
+    CHECK(err(k) == "kernel: nchw_normalization is 0.000000, expected a fraction in (0, 1]");
     k = {};
     k.host_overhead = seconds_of(-1);
     CHECK(err(k) == "kernel: host_overhead is -1.000000 s, expected a finite non-negative time");

@@ -42,7 +42,10 @@ inline std::optional<pass_selection> parse_phases(std::string_view text) {
 inline std::string to_string(const pass_selection& s) {
     if (s.forward && s.backward_data && s.backward_weights) return "training";
     std::string r = s.forward ? "forward" : "";
-    const auto add = [&](const char* p) { r += (r.empty() ? "" : "+") + std::string(p); };
+    const auto add = [&](std::string_view p) {
+        if (!r.empty()) r += '+';
+        r += p;
+    };
     if (s.backward_data && s.backward_weights) add("backward");
     else if (s.backward_data) add("backward-data");
     else if (s.backward_weights) add("backward-weights");

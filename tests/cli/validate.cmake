@@ -33,6 +33,10 @@ set(bad_layout ${CMAKE_CURRENT_BINARY_DIR}/bad-layout-cases.csv)
 file(WRITE ${bad_layout} "id,model,device,precision,layout\nDLE-007,resnet50,v100-sxm2-16gb,amp,channels_last\n")
 cli_fails(validate_bad_layout "^steptime: error: [^\n]*bad-layout-cases.csv:2: column 'layout': 'channels_last', expected nchw or nhwc"
           validate --data ${validation}/calibration.csv --cases ${bad_layout})
+set(bad_optimizer ${CMAKE_CURRENT_BINARY_DIR}/bad-optimizer-cases.csv)
+file(WRITE ${bad_optimizer} "id,model,device,precision,optimizer\nDLE-007,resnet50,v100-sxm2-16gb,amp,lars\n")
+cli_fails(validate_bad_optimizer "^steptime: error: [^\n]*bad-optimizer-cases.csv:2: column 'optimizer': 'lars', expected sgd, momentum or adam"
+          validate --data ${validation}/calibration.csv --cases ${bad_optimizer})
 # The H100 measurements of tools/measure/train_steps.py: every row predicted, per precision and role.
 add_test(NAME cli_validate_h100 COMMAND ${cli} validate --data ${validation}/pytorch-h100/calibration.csv
          --cases ${validation}/pytorch-h100/cases.csv)

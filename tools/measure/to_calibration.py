@@ -6,7 +6,7 @@
 reads DIR/environment.json and DIR/train_steps*.csv (train_steps.csv, then train_steps-channels-last.csv
 where there is one) and writes DIR/calibration.csv (three rows per configuration: forward_ms,
 backward_ms and images_per_s for the whole step) and DIR/cases.csv (the zoo network, the catalog DEVICE,
-the precision and the layout of each row), ready for
+the precision, the layout and the optimizer of each row), ready for
 `steptime validate --data DIR/calibration.csv --cases DIR/cases.csv`. The category of a row is
 <gpu>_<precision>[_nhwc]_<role>: role "fit" for the networks train_steps.py set aside for choosing model
 constants, "check" for the rest.
@@ -45,7 +45,7 @@ def main(folder, device):
                 "notes": f"{r['resolution']}x{r['resolution']} {r['layout'].upper()}; median of {env['settings']['timed_iterations']} "
                          f"steps; synthetic data on the GPU; SGD momentum; cudnn.benchmark"})
             cases.append({"id": rid, "model": r["network"], "device": device, "precision": r["precision"],
-                          "layout": r["layout"]})
+                          "layout": r["layout"], "optimizer": "momentum"})  # train_steps.py's SGD with momentum
     for name, rows in (("calibration.csv", data), ("cases.csv", cases)):
         with open(os.path.join(folder, name), "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))

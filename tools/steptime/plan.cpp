@@ -110,12 +110,16 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     if (o.layout && (calibration || !(o.cost_model.empty() || o.cost_model == "kernel")))
         throw invalid_argument("--layout sets the kernel model's layout (the default model, without --calibration); "
                                "leave it out with other cost models");
+    const std::optional<cost::optimizer> update = o.optimizer ? cost::parse_optimizer(*o.optimizer) : std::nullopt;  // checked by its option
+    if (update && o.cost_model == "paleo-compat")
+        throw invalid_argument("--optimizer: paleo-compat prices PALEO's own update (plain SGD); leave it out");
     if (calibration) {
         if (!(o.cost_model.empty() || o.cost_model == "paleo") || o.ppp_compute || o.ppp_memory)
             throw invalid_argument("--calibration sets paleo's efficiencies: leave out --cost-model (or give paleo), "
                                    "--ppp-compute and --ppp-memory");
         cost::calibrated m;
         m.profile = *calibration;
+        if (update) m.update_rule = *update;
         m.ppp_comm = r(o.ppp_comm);
         m.cross_device_bandwidth = cross;
         return m;
@@ -130,12 +134,14 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
         cost::roofline m;
         m.ppp_compute = r(o.ppp_compute), m.ppp_memory = r(o.ppp_memory), m.ppp_comm = r(o.ppp_comm);
         m.cross_device_bandwidth = cross;
+        if (update) m.update_rule = *update;
         return m;
     }
     if (o.cost_model == "paleo") {
         cost::paleo m;
         m.ppp_compute = r(o.ppp_compute), m.ppp_memory = r(o.ppp_memory), m.ppp_comm = r(o.ppp_comm);
         m.cross_device_bandwidth = cross;
+        if (update) m.update_rule = *update;
         return m;
     }
     if (o.ppp_compute || o.ppp_memory)
@@ -145,6 +151,7 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     if (o.layout) m.layout = *parse_layout(*o.layout);  // checked by its option
     m.ppp_comm = r(o.ppp_comm);
     m.cross_device_bandwidth = cross;
+    if (update) m.update_rule = *update;
     return m;
 }
 
@@ -201,6 +208,10 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                    "the default model's activation layout: nchw (default: PyTorch's, Caffe's) or nhwc (channels last: "
                    "TensorFlow's, NVIDIA's tuned recipes); NCHW transposes around tensor-core convolutions")
         ->check(CLI::IsMember({"nchw", "nhwc"}));
+    cmd.add_option("--optimizer", o.optimizer,
+                   "the weight update: sgd (default), momentum or adam (FP32 weights, gradients and state read and "
+                   "written once per step; not with paleo-compat)")
+        ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
     cmd.add_option("--precision", o.precision,
                    "fp32, tf32, fp16 or bf16; amp and amp-bf16 name fp16 and bf16, which are mixed precision: "
                    "half-precision activations and tensor-core matmuls, FP32 master weights")

@@ -89,9 +89,8 @@ struct kernel {
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,
-                                  [&](const op_work& w, pass q) { return run(w, traits_of(net[v].op, q, net[v], c.batch), c); },
-                                  [&](const op_work& w) { return run(w, {}, c); }) +
-               framework_kernels(net, v, p, c);
+                                  [&](const op_work& w, pass q) { return run(w, traits_of(net[v].op, q, net[v], c.batch), c); }) +
+               gradient_sums(net, v, p, c) + framework_kernels(net, v, p, c);
     }
 
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
@@ -136,6 +135,22 @@ private:
         if (!d.sm_count) return false;
         const double clock = (d.boost_clock ? *d.boost_clock : d.clock).value();
         return d.peak.fp32.value() / (2 * *d.sm_count * clock) > 96;
+    }
+
+    // Going backward, a layer's output read by k layers receives k gradients, which the framework adds pairwise
+    // before the layer back-propagates (PyTorch's autograd; TensorFlow's AddN): k - 1 element-wise kernels,
+    // each reading two output-sized tensors and writing one. Nothing back-propagates into the input data.
+    layer_time gradient_sums(const network& net, network::vertex v, pass p, const cost_context& c) const {
+        const auto readers = std::ranges::distance(net.children(v));
+        if ((p != pass::backward && p != pass::backward_data) || readers < 2 ||
+            std::holds_alternative<ops::input>(net[v].op))
+            return {};
+        const double elements = static_cast<double>(net[v].output.elements()) * static_cast<double>(c.batch);
+        const double bytes = elements * element_bytes(c.precision);
+        const layer_time one = run({elements, 2 * bytes, bytes}, {}, c);
+        layer_time t{};
+        for (auto i = readers; i > 1; --i) t += one;
+        return t;
     }
 
     // The parameter tensors of a layer that a matmul reads: a convolution's or dense layer's weights and bias.

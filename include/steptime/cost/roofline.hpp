@@ -25,8 +25,7 @@ struct roofline {
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,
-                                  [&](const op_work& w, pass) { return bound(w, c); },
-                                  [&](const op_work& w) { return bound(w, c); });
+                                  [&](const op_work& w, pass) { return bound(w, c); });
     }
 
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }

@@ -35,6 +35,13 @@ constexpr std::string_view to_string(optimizer o) {
     return "sgd";
 }
 
+// "sgd", "momentum" or "adam"; std::nullopt for anything else.
+constexpr std::optional<optimizer> parse_optimizer(std::string_view name) {
+    for (const optimizer o : {optimizer::sgd, optimizer::momentum, optimizer::adam})
+        if (name == to_string(o)) return o;
+    return std::nullopt;
+}
+
 namespace detail {
 
 // Work of one pass of one layer. The data gradient of a layer fed only by the network's input is
@@ -106,36 +113,17 @@ inline layer_time roofline_kernel(const op_work& w, flops_per_second rate, bytes
     return t;
 }
 
-// Gradient sums ahead of a layer's backward pass: a layer's output read by k layers receives k gradients, and
-// the framework adds them pairwise (PyTorch's autograd accumulates them; TensorFlow's AddN) before the layer
-// back-propagates: k - 1 element-wise kernels, each reading two output-sized tensors and writing one.
-inline op_work gradient_sum_work(const network& net, network::vertex v, const cost_context& c) {
-    const double elements = static_cast<double>(net[v].output.elements()) * static_cast<double>(c.batch);
-    return {elements, 2 * elements * element_bytes(c.precision), elements * element_bytes(c.precision)};
-}
-inline std::size_t gradient_sums(const network& net, network::vertex v) {
-    if (std::holds_alternative<ops::input>(net[v].op)) return 0;  // nothing back-propagates into the data
-    const auto readers = static_cast<std::size_t>(std::ranges::distance(net.children(v)));
-    return readers > 1 ? readers - 1 : 0;
-}
-
-// The kernels of one pass of a layer: the layer's own, each priced by `layer_kernel(work, pass)` (the backward
-// pass is two, data and weight gradients, and a pass without work launches none), and going backward the sums
-// of its output's gradients, priced by `elementwise_kernel(work)`; plus the fetches of a placed layer's inputs
-// from other devices at `remote_bandwidth`.
-template <class LayerKernel, class ElementwiseKernel>
+// The kernels of one pass of a layer, each priced by `time_of(work, pass)`: the backward pass is two (data
+// and weight gradients), and a pass without work launches none; plus the fetches of a placed layer's
+// inputs from other devices at `remote_bandwidth`.
+template <class KernelTime>
 layer_time per_kernel(const network& net, network::vertex v, pass p, const cost_context& c,
-                      bytes_per_second remote_bandwidth, LayerKernel layer_kernel, ElementwiseKernel elementwise_kernel) {
+                      bytes_per_second remote_bandwidth, KernelTime time_of) {
     layer_time t{};
     const auto add = [&](pass q) {
         const op_work w = pass_work(net, v, q, c);
-        if (w.flops > 0 || w.bytes_read + w.bytes_written > 0) t += layer_kernel(w, q);
+        if (w.flops > 0 || w.bytes_read + w.bytes_written > 0) t += time_of(w, q);
     };
-    if (p == pass::backward || p == pass::backward_data)
-        if (const std::size_t sums = gradient_sums(net, v); sums > 0) {
-            const layer_time one = elementwise_kernel(gradient_sum_work(net, v, c));
-            for (std::size_t i = 0; i < sums; ++i) t += one;
-        }
     if (p == pass::backward) {
         add(pass::backward_data);
         add(pass::backward_weights);

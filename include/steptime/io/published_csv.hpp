@@ -1,11 +1,12 @@
 // steptime/io/published_csv.hpp: published measurements in validation/measured/calibration.csv's form,
 // joined by id with a cases file that says how steptime predicts each (validation/measured/cases.csv):
 //
-//   id,model,device[,precision][,layout][,phase][,link][,note]  (older cases files name the model column network)
+//   id,model,device[,precision][,layout][,optimizer][,phase][,link][,note]  (older cases files name the model column network)
 //   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it)
 //   device     a catalog name or a device JSON file
 //   precision  fp32 (default), tf32, fp16, bf16, amp or amp-bf16
 //   layout     the activations' layout, nchw or nhwc (default: the cost model's own)
+//   optimizer  the weight update of a training step, sgd, momentum or adam (default: the cost model's own)
 //   phase      for kernel metrics: the timed passes, e.g. forward+backward-weights (default: forward for
 //              kernel_ms, all three for the fwd_plus_bwd metrics)
 //   link       the network between the GPUs of a multi-GPU row (a link name; default: the device's own link)
@@ -46,6 +47,7 @@ struct published_case {
     pass_selection passes{};  // what a kernel metric times: the cases' phase, else the metric's own
     std::string link{};
     std::optional<activation_layout> layout{};
+    std::optional<cost::optimizer> update_rule{};
     seconds time{};  // the measured time of what the metric covers
 };
 
@@ -87,14 +89,15 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
                                                          std::string_view cases, const std::string& cases_origin) {
     const steptime::detail::csv_table p(published, published_origin), c(cases, cases_origin);
     constexpr std::string_view p_format = "calibration.csv's columns id,category,num_gpus,batch_per_gpu,metric,value,unit";
-    constexpr std::string_view c_format = "the columns id,model,device[,precision][,layout][,phase][,link]";
+    constexpr std::string_view c_format = "the columns id,model,device[,precision][,layout][,optimizer][,phase][,link]";
     const std::size_t p_id = p.column("id", p_format), gpus = p.column("num_gpus", p_format),
                       batch = p.column("batch_per_gpu", p_format), metric = p.column("metric", p_format),
                       value = p.column("value", p_format), unit = p.column("unit", p_format);
     const auto category = p.find("category");
     const std::size_t c_id = c.column("id", c_format), dev = c.column("device", c_format);
     const std::size_t model = c.find("model") ? *c.find("model") : c.column("network", c_format);
-    const auto precision = c.find("precision"), layout = c.find("layout"), phase = c.find("phase"), link = c.find("link");
+    const auto precision = c.find("precision"), layout = c.find("layout"), update = c.find("optimizer"),
+               phase = c.find("phase"), link = c.find("link");
     std::vector<published_case> out;
     for (std::size_t k = 0; k < c.rows(); ++k) {
         std::size_t r = 0;
@@ -115,6 +118,10 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
         if (layout && !c.text(k, *layout).empty()) {
             m.layout = parse_layout(c.text(k, *layout));
             if (!m.layout) throw c.bad(k, *layout, "nchw or nhwc");
+        }
+        if (update && !c.text(k, *update).empty()) {
+            m.update_rule = cost::parse_optimizer(c.text(k, *update));
+            if (!m.update_rule) throw c.bad(k, *update, "sgd, momentum or adam");
         }
         if (link) m.link = c.text(k, *link);
         m.gpus = static_cast<int>(p.integer(r, gpus, 1, 1'000'000, "a GPU count of at least 1"));
