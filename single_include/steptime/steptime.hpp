@@ -1599,8 +1599,8 @@ struct cost_context {
     const device& dev;
     std::int64_t batch = 1;
     element_type precision = element_type::fp32;
-    // A training step's framework kernels around the layers' own (a model's bias adds, mixed precision's weight
-    // casts); false for the layers' kernels alone, as kernel benchmarks time them.
+    // A training step's framework kernels around the layers' own (gradient sums, a convolution's bias, mixed
+    // precision's weight casts); false for the layers' kernels alone, as kernel benchmarks time them.
     bool framework_kernels = true;
 };
 
@@ -2260,7 +2260,7 @@ private:
     // each reading two output-sized tensors and writing one. Nothing back-propagates into the input data.
     layer_time gradient_sums(const network& net, network::vertex v, pass p, const cost_context& c) const {
         const auto readers = std::ranges::distance(net.children(v));
-        if ((p != pass::backward && p != pass::backward_data) || readers < 2 ||
+        if (!c.framework_kernels || (p != pass::backward && p != pass::backward_data) || readers < 2 ||
             std::holds_alternative<ops::input>(net[v].op))
             return {};
         const double elements = static_cast<double>(net[v].output.elements()) * static_cast<double>(c.batch);

@@ -50,8 +50,8 @@ struct cost_context {
     const device& dev;
     std::int64_t batch = 1;
     element_type precision = element_type::fp32;
-    // A training step's framework kernels around the layers' own (a model's bias adds, mixed precision's weight
-    // casts); false for the layers' kernels alone, as kernel benchmarks time them.
+    // A training step's framework kernels around the layers' own (gradient sums, a convolution's bias, mixed
+    // precision's weight casts); false for the layers' kernels alone, as kernel benchmarks time them.
     bool framework_kernels = true;
 };
 
