@@ -45,7 +45,7 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
     if (!c.link.empty()) po.networks = c.link;
     // The layout matters to the kernel model alone; the others read the same row without it.
     if (c.layout && (po.cost_model.empty() || po.cost_model == "kernel")) po.layout = std::string(to_string(*c.layout));
-    // So does the optimizer to all but paleo-compat, which prices PALEO's own update.
+    // The optimizer matters to every model but paleo-compat, which prices PALEO's own update.
     if (c.update_rule && po.cost_model != "paleo-compat") po.optimizer = std::string(to_string(*c.update_rule));
     // Multi-GPU rows are data parallel with the gradient exchange overlapping the backward pass, as
     // DDP and Horovod run it.

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "steptime/cost/work.hpp"
 #include "steptime/detail/csv.hpp"
 #include "steptime/estimate.hpp"
 #include "steptime/phase_time.hpp"
