@@ -42,3 +42,12 @@ add_test(NAME cli_validate_h100 COMMAND ${cli} validate --data ${validation}/pyt
          --cases ${validation}/pytorch-h100/cases.csv)
 set_tests_properties(cli_validate_h100 PROPERTIES PASS_REGULAR_EXPRESSION
   "against 597 published measurements.*h100_amp_bf16_check +105 .*h100_amp_nhwc_check +24 .*h100_fp32_fit +27 .*h100_tf32_nhwc_fit +12 +[0-9.]+% +[-+][0-9.]+% +0\n")
+# The H200's (no constant came from them) and the H100's convolutions timed alone (kernel rows with a phase).
+add_test(NAME cli_validate_h200 COMMAND ${cli} validate --data ${validation}/pytorch-h200/calibration.csv
+         --cases ${validation}/pytorch-h200/cases.csv)
+set_tests_properties(cli_validate_h200 PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 396 published measurements.*h200_amp_bf16_check +66 .*h200_amp_nhwc_check +30 .*h200_tf32_nhwc_fit +12 +[0-9.]+% +[-+][0-9.]+% +0\n")
+add_test(NAME cli_validate_h100_convolutions COMMAND ${cli} validate
+         --data ${validation}/pytorch-h100/conv_calibration.csv --cases ${validation}/pytorch-h100/conv_cases.csv)
+set_tests_properties(cli_validate_h100_convolutions PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 2304 published measurements.*h100_conv_fp16_nchw_check +480 .*h100_conv_tf32_nchw_fit +96 +[0-9.]+% +[-+][0-9.]+% +0\n")

@@ -10,6 +10,11 @@ the precision, the layout and the optimizer of each row), ready for
 `steptime validate --data DIR/calibration.csv --cases DIR/cases.csv`. The category of a row is
 <gpu>_<precision>[_nhwc]_<role>: role "fit" for the networks train_steps.py set aside for choosing model
 constants, "check" for the rest.
+
+Where DIR/conv_layers.csv (conv_layers.py) is, it writes DIR/conv_calibration.csv and DIR/conv_cases.csv
+too: one kernel_ms row per network, convolution shape, variant and pass, predicted as a conv2d spec with
+that pass as its phase; category <gpu>_conv_<precision>_<layout>_<role>. Convolutions with different
+strides or pads along height and width (Inception v3's 1x7 and 7x1) have no conv2d spec and are left out.
 """
 import csv
 import json
@@ -17,7 +22,43 @@ import os
 import sys
 
 PRECISION_TEXT = {"fp32": "FP32 (TF32 off)", "tf32": "TF32 (cuDNN and cuBLAS)",
-                  "amp": "AMP (FP16 mixed)", "amp-bf16": "AMP (BF16 mixed)"}
+                  "amp": "AMP (FP16 mixed)", "amp-bf16": "AMP (BF16 mixed)", "fp16": "FP16"}
+PASSES = (("forward", "forward_ms"), ("backward-data", "backward_data_ms"), ("backward-weights", "backward_weights_ms"))
+
+
+def write(folder, name, rows):
+    with open(os.path.join(folder, name), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def convolutions(folder, device, env, framework, source, gpu_tag, fit_networks):
+    """conv_layers.csv's rows in the calibration format (see the top)."""
+    data, cases, skipped = [], [], 0
+    with open(os.path.join(folder, "conv_layers.csv")) as f:
+        rows = list(csv.DictReader(f))
+    for n, r in enumerate(rows, 1):
+        if r["stride_h"] != r["stride_w"] or r["pad_h"] != r["pad_w"]:
+            skipped += 1
+            continue
+        precision, layout = r["variant"].split("-")
+        role = "fit" if r["network"] in fit_networks else "check"
+        spec = (f"conv2d:n={r['n']},h={r['h']},w={r['w']},c={r['c']},k={r['k']},r={r['r']},s={r['s']},"
+                f"stride={r['stride_h']},pad={r['pad_h']}" + (f",groups={r['groups']}" if r["groups"] != "1" else ""))
+        for k, (phase, column) in enumerate(PASSES):
+            rid = f"{gpu_tag.upper()}-C{n:04d}{'fdw'[k]}"
+            data.append({
+                "id": rid, "category": f"{gpu_tag}_conv_{precision}_{layout}_{role}", "model": r["network"],
+                "framework": framework, "gpu": env["gpu"], "num_gpus": 1, "precision": PRECISION_TEXT[precision],
+                "batch_per_gpu": r["n"], "metric": "kernel_ms", "value": r[column], "unit": "ms",
+                "parallelism": "none", "interconnect": "n/a", "source": source.replace("train_steps", "conv_layers"),
+                "notes": f"{spec} x{r['count']} in {r['network']}; {layout.upper()}; {phase}; mean of repeated launches"})
+            cases.append({"id": rid, "model": spec, "device": device, "precision": precision, "layout": layout,
+                          "phase": phase})
+    write(folder, "conv_calibration.csv", data)
+    write(folder, "conv_cases.csv", cases)
+    print(f"{len(data)} convolution rows ({skipped} shapes without a conv2d spec left out)")
 
 
 def main(folder, device):
@@ -46,12 +87,12 @@ def main(folder, device):
                          f"steps; synthetic data on the GPU; SGD momentum; cudnn.benchmark"})
             cases.append({"id": rid, "model": r["network"], "device": device, "precision": r["precision"],
                           "layout": r["layout"], "optimizer": "momentum"})  # train_steps.py's SGD with momentum
-    for name, rows in (("calibration.csv", data), ("cases.csv", cases)):
-        with open(os.path.join(folder, name), "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+    write(folder, "calibration.csv", data)
+    write(folder, "cases.csv", cases)
     print(f"{len(data)} rows")
+    if os.path.exists(os.path.join(folder, "conv_layers.csv")):
+        fit_networks = {r["network"] for r in steps if r["role"] == "calibrate"}
+        convolutions(folder, device, env, framework, source, gpu_tag, fit_networks)
 
 
 if __name__ == "__main__":

@@ -24,9 +24,11 @@ struct kernel_efficiency {
     ratio simt_matmul_wide = ratio_of(0.75);
     ratio tensor_matmul = ratio_of(0.75);  // HGEMM on tensor cores, large sizes (DeepBench V100 72-90%)
     ratio memory = ratio_of(0.80);  // element-wise and normalization kernels, of DRAM bandwidth
-    // Batch norm in NCHW: per-channel reductions over a channel's strided planes (cuDNN's NCHW kernels; the
-    // H100's ResNet-50 profile: 0.63 of DRAM bandwidth forward, 0.52 backward, README.md).
-    ratio nchw_normalization = ratio_of(0.55);
+    // Kernels that walk NCHW tensors across their channel planes: batch norm's per-channel reductions
+    // (cuDNN's NCHW kernels; the H100's ResNet-50 profile: 0.63 of DRAM bandwidth forward, 0.52 backward) and
+    // the transposes to NHWC around tensor-core convolutions (the H100's convolutions alone, NCHW against
+    // NHWC: 0.58). validation/measured/pytorch-h100/README.md.
+    ratio nchw_strided = ratio_of(0.55);
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
     // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores.
     double winograd_speedup = 1.5;
@@ -54,11 +56,12 @@ struct kernel {
     // the H100 machine: ResNet-50's batch-1 FP32 step, 11.9 ms over its 440 kernels (README.md).
     seconds host_dispatch = microseconds_of(27);
     // Activations in NCHW (PyTorch's and Caffe's default) cost two things around tensor cores, both measured
-    // on ResNet-50 in FP16 on the H100 (README.md): cuDNN transposes the operands of a tensor-core
-    // convolution to NHWC and back (one more kernel per pass, moving as many bytes as the convolution:
-    // 12.9 ms measured; the host pays for it like any other kernel: so counted, ResNet-50's batch-1 AMP step
-    // comes out at 19.6 ms, measured 19.7), and its NCHW batch norm keeps FP32 statistics
-    // and runs at FP32 cost in any precision (41.7 ms in FP16 against 48.8 in FP32).
+    // on the H100 (validation/measured/pytorch-h100/README.md): cuDNN transposes a tensor-core convolution's
+    // tensors to NHWC and back, reading and writing each once at nchw_strided (one more kernel per pass,
+    // which the host issues like any other: so counted, ResNet-50's batch-1 AMP step comes out at 19.6 ms,
+    // measured 19.7), except a 1x1 stride-1 convolution's, a GEMM on the NCHW tensors as they are (timed
+    // alone, its NCHW and NHWC times agree); and NCHW batch norm keeps FP32 statistics and runs at FP32
+    // cost in any precision (ResNet-50, batch 256: 41.7 ms in FP16 against 48.8 in FP32).
     activation_layout layout = activation_layout::nchw;
     // Output tile of a GEMM-like kernel on one SM (cuBLAS/CUTLASS's common 128x128 threadblock tile).
     double tile = 128;
@@ -73,7 +76,7 @@ struct kernel {
         steptime::detail::require_ppp(name, "simt_matmul_wide", efficiency.simt_matmul_wide);
         steptime::detail::require_ppp(name, "tensor_matmul", efficiency.tensor_matmul);
         steptime::detail::require_ppp(name, "memory", efficiency.memory);
-        steptime::detail::require_ppp(name, "nchw_normalization", efficiency.nchw_normalization);
+        steptime::detail::require_ppp(name, "nchw_strided", efficiency.nchw_strided);
         if (!(efficiency.winograd_speedup >= 1 && efficiency.winograd_speedup <= 4))
             throw invalid_argument("kernel: winograd_speedup is " + std::to_string(efficiency.winograd_speedup) +
                                    ", expected a factor in [1, 4] (F(4x4,3x3) saves at most 4x)");
@@ -201,7 +204,7 @@ private:
         gemm_shape shape{};
         bool aligned = true;         // input channels are a multiple of 8 (tensor cores take them)
         bool winograd = false;       // a 3x3 stride-1 dense convolution
-        bool convolution = false;    // a convolution (transposed around tensor cores in NCHW)
+        bool transposed = false;     // a convolution transposed around tensor cores in NCHW (not 1x1 stride 1)
         bool normalization = false;  // batch norm (FP32 cost in NCHW)
     };
 
@@ -227,10 +230,11 @@ private:
             const double taps = static_cast<double>(cv->kernel.h * cv->kernel.w);
             gemm_shape shape = by_pass(rows, static_cast<double>(cout), taps * static_cast<double>(cin));
             shape.groups = static_cast<double>(cv->groups);
+            const bool unit_stride = cv->stride.h == 1 && cv->stride.w == 1;
             return {true, shape, by8(cin),
-                    cv->kernel.h == 3 && cv->kernel.w == 3 && cv->stride.h == 1 && cv->stride.w == 1 &&
-                        cv->dilation.h == 1 && cv->dilation.w == 1 && cv->groups == 1,
-                    true};
+                    cv->kernel.h == 3 && cv->kernel.w == 3 && unit_stride && cv->dilation.h == 1 &&
+                        cv->dilation.w == 1 && cv->groups == 1,
+                    !(taps == 1 && unit_stride && cv->groups == 1)};
         }
         if (const auto* dc = std::get_if<ops::deconv2d>(&op)) {
             const double rows = n * static_cast<double>(l.inputs[0].h() * l.inputs[0].w());
@@ -249,8 +253,8 @@ private:
     // kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core convolutions are transposed.
     layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
         const bool nchw = layout == activation_layout::nchw;
-        const bytes_per_second bandwidth =
-            c.dev.memory_bandwidth * (nchw && k.normalization ? efficiency.nchw_normalization : efficiency.memory);
+        const bytes_per_second strided = c.dev.memory_bandwidth * efficiency.nchw_strided;
+        const bytes_per_second bandwidth = nchw && k.normalization ? strided : c.dev.memory_bandwidth * efficiency.memory;
         if (const double widen = 4 / element_bytes(c.precision); nchw && k.normalization && widen > 1) {
             w.bytes_read *= widen;
             w.bytes_written *= widen;
@@ -267,8 +271,9 @@ private:
             rate *= utilization(k.shape, c.dev);
         }
         layer_time t = detail::roofline_kernel(w, rate, bandwidth, launch_overhead);
-        if (tensor_pipe && k.convolution && nchw) {
-            t += detail::roofline_kernel({0, w.bytes_read, w.bytes_written}, rate, bandwidth, launch_overhead);
+        if (tensor_pipe && k.transposed && nchw) {
+            const double moved = w.bytes_read + w.bytes_written;  // each tensor read once and written once
+            t += detail::roofline_kernel({0, moved, moved}, rate, strided, launch_overhead);
         }
         return t;
     }
