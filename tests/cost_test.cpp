@@ -427,6 +427,11 @@ TEST_CASE("kernel: NCHW transposes tensor-core convolutions and prices batch nor
     CHECK(close(bn32.total().value(), bn32.traffic.value() / (0.55 * 900e9) + 5e-6));
     CHECK(close(layer(nchw, "bn", element_type::fp16).total().value(), bn32.total().value()));
     CHECK(close(layer(nhwc, "bn", element_type::fp16).total().value(), bn32.traffic.value() / 2 / (0.8 * 900e9) + 5e-6));
+    // An H200 (132 SMs, 4800 GB/s) holds these strided kernels at its SMs' 132 x 13.96 GB/s (the H100's
+    // 0.55 x 3350 GB/s over the same 132 SMs), not at 0.55 of its own bandwidth.
+    const auto bn_h200 =
+        nchw.layer(net, *net.find("bn"), pass::forward, cost_context{devices::get("h200-sxm-141gb"), 64, element_type::fp32, false});
+    CHECK(close(bn_h200.total().value(), bn_h200.traffic.value() / (132 * 13.96e9) + 5e-6));
     CHECK(parse_layout("nhwc") == activation_layout::nhwc);
     CHECK(parse_layout("NCHW") == std::nullopt);
 }
@@ -512,6 +517,9 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k = {};
     k.efficiency.nchw_strided = ratio_of(0);
     CHECK(err(k) == "kernel: nchw_strided is 0.000000, expected a fraction in (0, 1]");
+    k = {};
+    k.efficiency.nchw_strided_per_sm = bytes_per_second_of(-1);
+    CHECK(err(k) == "kernel: nchw_strided_per_sm is -1.000000 B/s, expected a finite positive bandwidth");
     k = {};
     k.host_overhead = seconds_of(-1);
     CHECK(err(k) == "kernel: host_overhead is -1.000000 s, expected a finite non-negative time");

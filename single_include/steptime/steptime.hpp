@@ -2147,6 +2147,10 @@ struct kernel_efficiency {
     // the transposes to NHWC around tensor-core convolutions (the H100's convolutions alone, NCHW against
     // NHWC: 0.58). validation/measured/pytorch-h100/README.md.
     ratio nchw_strided = ratio_of(0.55);
+    // ... and no faster than this per SM: waiting on DRAM's latency, such a kernel moves the bytes its SMs
+    // keep in flight (Little's law), which more bandwidth does not raise. The H100's 0.55 x 3350 GB/s over
+    // its 132 SMs; an H200 (the same SMs, 1.43x the bandwidth) runs them no faster (pytorch-h200/README.md).
+    bytes_per_second nchw_strided_per_sm = bytes_per_second_of(13.96e9);
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
     // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores.
     double winograd_speedup = 1.5;
@@ -2195,6 +2199,9 @@ struct kernel {
         steptime::detail::require_ppp(name, "tensor_matmul", efficiency.tensor_matmul);
         steptime::detail::require_ppp(name, "memory", efficiency.memory);
         steptime::detail::require_ppp(name, "nchw_strided", efficiency.nchw_strided);
+        if (const double v = efficiency.nchw_strided_per_sm.value(); !(v > 0 && std::isfinite(v)))
+            throw invalid_argument("kernel: nchw_strided_per_sm is " + std::to_string(v) +
+                                   " B/s, expected a finite positive bandwidth");
         if (!(efficiency.winograd_speedup >= 1 && efficiency.winograd_speedup <= 4))
             throw invalid_argument("kernel: winograd_speedup is " + std::to_string(efficiency.winograd_speedup) +
                                    ", expected a factor in [1, 4] (F(4x4,3x3) saves at most 4x)");
@@ -2371,7 +2378,10 @@ private:
     // kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core convolutions are transposed.
     layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
         const bool nchw = layout == activation_layout::nchw;
-        const bytes_per_second strided = c.dev.memory_bandwidth * efficiency.nchw_strided;
+        const bytes_per_second strided =
+            c.dev.sm_count ? std::min(c.dev.memory_bandwidth * efficiency.nchw_strided,
+                                      static_cast<double>(*c.dev.sm_count) * efficiency.nchw_strided_per_sm)
+                           : c.dev.memory_bandwidth * efficiency.nchw_strided;
         const bytes_per_second bandwidth = nchw && k.normalization ? strided : c.dev.memory_bandwidth * efficiency.memory;
         if (const double widen = 4 / element_bytes(c.precision); nchw && k.normalization && widen > 1) {
             w.bytes_read *= widen;
