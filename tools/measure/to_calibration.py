@@ -33,7 +33,11 @@ def write(folder, name, rows):
         w.writerows(rows)
 
 
-def convolutions(folder, device, env, framework, source, gpu_tag, fit_networks):
+def source_of(env, script):
+    return f"steptime tools/measure/{script} on {env['gpu']}, driver {env['driver']}"
+
+
+def convolutions(folder, device, env, framework, gpu_tag, fit_networks):
     """conv_layers.csv's rows in the calibration format (see the top)."""
     data, cases, skipped = [], [], 0
     with open(os.path.join(folder, "conv_layers.csv")) as f:
@@ -52,7 +56,7 @@ def convolutions(folder, device, env, framework, source, gpu_tag, fit_networks):
                 "id": rid, "category": f"{gpu_tag}_conv_{precision}_{layout}_{role}", "model": r["network"],
                 "framework": framework, "gpu": env["gpu"], "num_gpus": 1, "precision": PRECISION_TEXT[precision],
                 "batch_per_gpu": r["n"], "metric": "kernel_ms", "value": r[column], "unit": "ms",
-                "parallelism": "none", "interconnect": "n/a", "source": source.replace("train_steps", "conv_layers"),
+                "parallelism": "none", "interconnect": "n/a", "source": source_of(env, "conv_layers.py"),
                 "notes": f"{spec} x{r['count']} in {r['network']}; {layout.upper()}; {phase}; mean of repeated launches"})
             cases.append({"id": rid, "model": spec, "device": device, "precision": precision, "layout": layout,
                           "phase": phase})
@@ -64,7 +68,7 @@ def convolutions(folder, device, env, framework, source, gpu_tag, fit_networks):
 def main(folder, device):
     env = json.load(open(os.path.join(folder, "environment.json")))
     framework = f"PyTorch {env['torch']} (CUDA {env['cuda']}, cuDNN {env['cudnn']})"
-    source = f"steptime tools/measure/train_steps.py on {env['gpu']}, driver {env['driver']}"
+    source = source_of(env, "train_steps.py")
     gpu_tag = device.split("-")[0]
     data, cases = [], []
     steps = []
@@ -92,7 +96,7 @@ def main(folder, device):
     print(f"{len(data)} rows")
     if os.path.exists(os.path.join(folder, "conv_layers.csv")):
         fit_networks = {r["network"] for r in steps if r["role"] == "calibrate"}
-        convolutions(folder, device, env, framework, source, gpu_tag, fit_networks)
+        convolutions(folder, device, env, framework, gpu_tag, fit_networks)
 
 
 if __name__ == "__main__":

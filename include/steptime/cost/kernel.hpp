@@ -206,6 +206,13 @@ private:
         return t;
     }
 
+    // What an NCHW-strided kernel (batch norm, a transpose) moves per second: nchw_strided of the DRAM's
+    // bandwidth, and no more than nchw_strided_per_sm per SM.
+    bytes_per_second strided_bandwidth(const device& d) const {
+        const bytes_per_second b = d.memory_bandwidth * efficiency.nchw_strided;
+        return d.sm_count ? std::min(b, static_cast<double>(*d.sm_count) * efficiency.nchw_strided_per_sm) : b;
+    }
+
     struct kernel_traits {
         bool is_matmul = false;
         gemm_shape shape{};
@@ -260,11 +267,8 @@ private:
     // kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core convolutions are transposed.
     layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
         const bool nchw = layout == activation_layout::nchw;
-        const bytes_per_second strided =
-            c.dev.sm_count ? std::min(c.dev.memory_bandwidth * efficiency.nchw_strided,
-                                      static_cast<double>(*c.dev.sm_count) * efficiency.nchw_strided_per_sm)
-                           : c.dev.memory_bandwidth * efficiency.nchw_strided;
-        const bytes_per_second bandwidth = nchw && k.normalization ? strided : c.dev.memory_bandwidth * efficiency.memory;
+        const bytes_per_second bandwidth =
+            nchw && k.normalization ? strided_bandwidth(c.dev) : c.dev.memory_bandwidth * efficiency.memory;
         if (const double widen = 4 / element_bytes(c.precision); nchw && k.normalization && widen > 1) {
             w.bytes_read *= widen;
             w.bytes_written *= widen;
@@ -283,7 +287,7 @@ private:
         layer_time t = detail::roofline_kernel(w, rate, bandwidth, launch_overhead);
         if (tensor_pipe && k.transposed && nchw) {
             const double moved = w.bytes_read + w.bytes_written;  // each tensor read once and written once
-            t += detail::roofline_kernel({0, moved, moved}, rate, strided, launch_overhead);
+            t += detail::roofline_kernel({0, moved, moved}, rate, strided_bandwidth(c.dev), launch_overhead);
         }
         return t;
     }
