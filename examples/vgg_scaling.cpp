@@ -64,7 +64,7 @@ int main() {
             row.push_back(estimate(net, a100, model, s.comm(n), data_parallel{n, scaling::weak, s.overlap_with, bytes_of(25e6)},
                                    opt));
     }
-    std::cout << "\ngradients: " << fixed(alone.parameter_bytes.value() / 1e6, 1) << " MB per step; one GPU: "
+    std::cout << "\ngradients: " << fixed(alone.gradient_bytes.value() / 1e6, 1) << " MB per step; one GPU: "
               << ms(alone.total) << " ms a step, " << fixed(alone.throughput(), 0) << " images/s\n";
 
     std::cout << "\nstep time, ms (communication in parentheses: its exposed part)\n"

@@ -371,6 +371,27 @@ TEST_CASE("kernel: tensor cores for aligned channels in half precision, CUDA cor
     CHECK(close(h100_fp32, aligned / (66.9e12 * 0.75 * k.utilization({rows, 512, 512, 1}, h100))));
 }
 
+TEST_CASE("kernel: tensor cores take channels that fill whole 16-byte loads: 4 in TF32, 8 in FP16") {
+    device h100 = devices::get("h100-sxm5-80gb");
+    h100.memory_bandwidth = bytes_per_second_of(1e18);  // so that 4 channels are compute-bound, on either pipe
+    network net;
+    net.add("data", ops::input{tensor_shape::image(56, 56, 4)});  // 4 channels: 16 B of TF32, 8 B of FP16
+    net.add("x", ops::passthrough{}, {"data"});
+    ops::conv2d c = conv(64, 3, 2, ops::padding::same());  // stride 2: no Winograd on the CUDA cores
+    c.bias = false;
+    net.add("conv", c, {"x"});
+    const cost::kernel k{.launch_overhead = seconds_of(0), .layout = activation_layout::nhwc};
+    const auto compute = [&](element_type p) {
+        return k.layer(net, *net.find("conv"), pass::forward, cost_context{h100, 256, p}).compute.value();
+    };
+    const double rows = 256.0 * 28 * 28, flops = 2 * 36.0 * 64 * rows;  // 3 x 3 x 4 = 36 products per output
+    const double u = k.utilization({rows, 64, 36, 1}, h100);
+    // TF32: 4 x 4 B = 16 B, tensor cores at 0.75.
+    CHECK(close(compute(element_type::tf32), flops / (h100.tensor_peak_for(element_type::tf32)->value() * 0.75 * u)));
+    // FP16: 4 x 2 B = 8 B, half a load: the CUDA cores' FP16 rate at the wide-SM matmul efficiency 0.75.
+    CHECK(close(compute(element_type::fp16), flops / (h100.simt_peak_for(element_type::fp16).value() * 0.75 * u)));
+}
+
 TEST_CASE("kernel: a pass is no shorter than the host's time to issue its kernels") {
     const device dev = test_device();
     network net;
@@ -628,7 +649,7 @@ TEST_CASE("step_estimate and its writers: table, CSV, JSON") {
         const auto j = io::to_json(e);
         for (const char* key : {"model", "device", "batch", "cost_model", "forward_s", "backward_s", "update_s",
                                 "communication_s", "step_s", "forward_bounds_s", "backward_bounds_s", "parameters",
-                                "parameter_bytes", "activation_bytes", "layers"})
+                                "parameter_bytes", "gradient_bytes", "activation_bytes", "layers"})
             CHECK_MESSAGE(j.contains(key), "JSON lacks " << key);
         CHECK(j["model"] == "alexnet");
         CHECK(j["device"] == "paleo:TITAN_X");

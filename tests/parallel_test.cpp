@@ -155,6 +155,25 @@ TEST_CASE("data parallel: one worker has no communication; weak keeps, strong sp
     CHECK_THROWS_AS(estimate(net, dev, cost::paleo{}, ring, {0}, {.batch = 256}), invalid_argument);
 }
 
+TEST_CASE("data parallel: gradients are exchanged in FP32 in mixed precision too, in half precision when asked") {
+    const network net = zoo::resnet50();
+    const device& dev = devices::get("v100-sxm2-16gb");
+    const collective_model ring{collective::ring, links::get("nvlink2")};
+    const double params = static_cast<double>(net.parameter_count());
+    const auto amp = estimate(net, dev, cost::kernel{}, ring, {8}, {.batch = 64, .precision = element_type::fp16});
+    // FP32 master weights (4 B each) and their FP32 gradients, as PyTorch's DDP all-reduces them.
+    CHECK(amp.parameter_bytes.value() == 4 * params);
+    CHECK(amp.gradient_bytes.value() == 4 * params);
+    CHECK(amp.communication == ring.all_reduce(bytes_of(4 * params), 8));
+    // Half gradients (MXNet, Apex O2): 2 B each, the same compute.
+    const auto half = estimate(net, dev, cost::kernel{}, ring, {8},
+                               {.batch = 64, .precision = element_type::fp16, .gradients = element_type::fp16});
+    CHECK(half.gradient_bytes.value() == 2 * params);
+    CHECK(half.communication == ring.all_reduce(bytes_of(2 * params), 8));
+    CHECK(half.communication < amp.communication);
+    CHECK(half.forward + half.backward == amp.forward + amp.backward);
+}
+
 TEST_CASE("AlexNet on 8 K80s: the default model differs from compat only by the documented fixes") {
     const network& net = paleo_net("alex_v2");
     const device& k80 = devices::get("paleo:K80");

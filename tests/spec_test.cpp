@@ -89,6 +89,19 @@ TEST_CASE("conv2d spec: 2 N P Q K C R S FLOPs, P and Q by hand") {
     CHECK(pass_flops(grouped, fwd) == 115'605'504.0);
     // The batch of an estimate overrides the spec's n, as for any network.
     CHECK(pass_flops(valid, fwd, 16) == 2 * 2'717'908'992.0);
+    // Per-dimension pads and strides (Inception v3's 1x7 and 7x1): 17x17x128, 192 filters 1x7, pad_w 3 keeps
+    // 17x17; 2*64*17*17*192*128*7 = 6,363,807,744. The shared key fills the dimension not named.
+    const network wide = spec("conv2d:n=64,h=17,w=17,c=128,k=192,r=1,s=7,pad_w=3");
+    CHECK(wide.name() == "conv2d:n=64,h=17,w=17,c=128,k=192,r=1,s=7,stride=1,pad_h=0,pad_w=3");
+    CHECK(wide.at("conv").output.str() == "17x17x192");
+    CHECK(pass_flops(wide, fwd) == 6'363'807'744.0);
+    // stride_h 2 with the shared stride 1: P = (35 + 2 - 3) / 2 + 1 = 18, Q = 35.
+    const network tall = spec("conv2d:n=1,h=35,w=35,c=8,k=8,r=3,s=3,pad=1,stride_h=2");
+    CHECK(tall.name() == "conv2d:n=1,h=35,w=35,c=8,k=8,r=3,s=3,stride_h=2,stride_w=1,pad=1");
+    CHECK(tall.at("conv").output.str() == "18x35x8");
+    // Both named equal: the same layer and name as the shared key.
+    CHECK(spec("conv2d:n=8,h=14,w=14,c=512,k=256,r=3,s=3,pad_h=1,pad_w=1").name() ==
+          spec("conv2d:n=8,h=14,w=14,c=512,k=256,r=3,s=3,pad=1").name());
 }
 
 TEST_CASE("zoo specs: a name alone, or with resolution and classes") {
@@ -119,7 +132,7 @@ TEST_CASE("specs: every error names the spec, the key and what was expected") {
     auto e = error_of(g + ",q=4");
     CHECK(contains(e, "model spec 'gemm:m=1,n=2,k=3,q=4': unknown key 'q' (gemm accepts m, n, k, ta, tb)"));
     CHECK(contains(error_of("conv2d:n=1,h=8,w=8,c=1,k=1,r=1,s=1,padding=1"),
-                   "unknown key 'padding' (conv2d accepts n, h, w, c, k, r, s, stride, pad, groups)"));
+                   "unknown key 'padding' (conv2d accepts n, h, w, c, k, r, s, stride, pad, groups, stride_h, stride_w, pad_h, pad_w)"));
     CHECK(contains(error_of("vgg16:batch=8"), "unknown key 'batch' (vgg16 accepts resolution, classes)"));
     // Missing required keys, one at a time, and the bare op.
     CHECK(contains(error_of("gemm:m=1,n=2"), "missing key 'k' (gemm needs m, n, k)"));
@@ -139,6 +152,8 @@ TEST_CASE("specs: every error names the spec, the key and what was expected") {
     CHECK(contains(error_of(g + ",ta=2"), "key 'ta' is 2, expected 0 or 1"));
     CHECK(contains(error_of("conv2d:n=1,h=8,w=8,c=1,k=1,r=1,s=1,pad=-1"), "key 'pad' is -1, expected a non-negative integer"));
     CHECK(contains(error_of("conv2d:n=1,h=8,w=8,c=1,k=1,r=1,s=1,stride=0"), "key 'stride' is 0, expected a positive integer"));
+    CHECK(contains(error_of("conv2d:n=1,h=8,w=8,c=1,k=1,r=1,s=1,stride_w=0"), "key 'stride_w' is 0, expected a positive integer"));
+    CHECK(contains(error_of("conv2d:n=1,h=8,w=8,c=1,k=1,r=1,s=1,pad_h=-1"), "key 'pad_h' is -1, expected a non-negative integer"));
     CHECK(contains(error_of("alexnet:resolution=0"), "key 'resolution' is 0"));
     // Malformed items.
     CHECK(contains(error_of("gemm:m=1,n"), "'n', expected key=value"));

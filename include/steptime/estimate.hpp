@@ -16,6 +16,10 @@ namespace steptime {
 struct estimate_options {
     std::int64_t batch = 0;  // samples per step; 0 = the batch the network was written for
     element_type precision = element_type::fp32;
+    // What workers exchange gradients in. FP32 by default, in mixed precision too: the gradients of the FP32
+    // master weights, as PyTorch's DDP and TensorFlow all-reduce them; fp16 where the framework reduces half
+    // gradients (MXNet's multi-precision SGD, Apex's O2, DDP's fp16 compression hook).
+    element_type gradients = element_type::fp32;
 };
 
 // Batches above this are refused: a guard against absurd requests, far beyond any real step.
@@ -56,7 +60,8 @@ struct step_estimate {
     time_bounds forward_bounds{};
     time_bounds backward_bounds{};
     std::int64_t parameters = 0;
-    bytes parameter_bytes{};
+    bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
+    bytes gradient_bytes{};   // what one worker exchanges per step: a gradient per parameter
     bytes activation_bytes{};  // every layer's output for the whole batch
     std::vector<layer_estimate> layers{};  // in topological order
     std::vector<step_part> parts{};        // hybrid parallelism: data-parallel and model-parallel layers
@@ -119,7 +124,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.total = r.forward + r.backward + r.update;
     r.forward_bounds = pass_bounds(net, fwd);
     r.backward_bounds = pass_bounds(net, bwd);
-    r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.precision));
+    r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
+    r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
     r.activation_bytes =
         bytes_of(static_cast<double>(net.activation_elements()) * static_cast<double>(batch) * element_bytes(opt.precision));
     detail::require_finite(r.total, "the step time of '" + r.model + "'");

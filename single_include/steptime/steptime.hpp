@@ -2334,7 +2334,7 @@ private:
     struct kernel_traits {
         bool is_matmul = false;
         gemm_shape shape{};
-        bool aligned = true;         // input channels are a multiple of 8 (tensor cores take them)
+        double channels = 0;         // the reduction's channels (input channels, per group), 0 if none
         bool winograd = false;       // a 3x3 stride-1 dense convolution
         bool transposed = false;     // a convolution transposed around tensor cores in NCHW (not 1x1 stride 1)
         bool normalization = false;  // batch norm (FP32 cost in NCHW)
@@ -2351,10 +2351,9 @@ private:
                 default: return {out, in, rows, 1};  // weight gradient: reduces over the rows
             }
         };
-        const auto by8 = [](std::int64_t channels) { return channels % 8 == 0; };
         if (const auto* d = std::get_if<ops::dense>(&op)) {
             const std::int64_t in = l.inputs[0].elements();
-            return {true, by_pass(n, static_cast<double>(d->outputs), static_cast<double>(in)), by8(in)};
+            return {true, by_pass(n, static_cast<double>(d->outputs), static_cast<double>(in)), static_cast<double>(in)};
         }
         if (const auto* cv = std::get_if<ops::conv2d>(&op)) {
             const std::int64_t cin = l.inputs[0].c() / cv->groups, cout = cv->filters / cv->groups;
@@ -2363,7 +2362,7 @@ private:
             gemm_shape shape = by_pass(rows, static_cast<double>(cout), taps * static_cast<double>(cin));
             shape.groups = static_cast<double>(cv->groups);
             const bool unit_stride = cv->stride.h == 1 && cv->stride.w == 1;
-            return {true, shape, by8(cin),
+            return {true, shape, static_cast<double>(cin),
                     cv->kernel.h == 3 && cv->kernel.w == 3 && unit_stride && cv->dilation.h == 1 &&
                         cv->dilation.w == 1 && cv->groups == 1,
                     !(taps == 1 && unit_stride && cv->groups == 1)};
@@ -2373,15 +2372,15 @@ private:
             return {true,
                     by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
                             static_cast<double>(l.inputs[0].c())),
-                    by8(l.inputs[0].c()), false, true};
+                    static_cast<double>(l.inputs[0].c()), false, true};
         }
         return {.normalization = std::holds_alternative<ops::batch_norm>(op)};
     }
 
     // One kernel: the binding resource's time at its class's efficiency, plus its launch. Element-wise
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
-    // the input channels are a multiple of 8 (tensor cores read them 8 at a time, 16 bytes of FP16: cuDNN's
-    // alignment rule), else on the CUDA cores, where 3x3 convolutions use Winograd (cuDNN's tensor-core
+    // the input channels fill whole 16-byte loads (8 FP16, 4 TF32, 16 FP8 elements: NVIDIA's Deep Learning
+    // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 convolutions use Winograd (cuDNN's tensor-core
     // kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core convolutions are transposed.
     layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
         const bool nchw = layout == activation_layout::nchw;
@@ -2395,7 +2394,7 @@ private:
         bool tensor_pipe = false;
         if (k.is_matmul) {
             const auto tensor = c.dev.tensor_peak_for(c.precision);
-            tensor_pipe = tensor && k.aligned;
+            tensor_pipe = tensor && std::fmod(k.channels * element_bytes(c.precision), 16) == 0;
             rate = tensor_pipe ? *tensor * efficiency.tensor_matmul
                                : c.dev.simt_peak_for(c.precision) *
                                      (wide_sm(c.dev) ? efficiency.simt_matmul_wide : efficiency.simt_matmul) *
@@ -2502,6 +2501,10 @@ namespace steptime {
 struct estimate_options {
     std::int64_t batch = 0;  // samples per step; 0 = the batch the network was written for
     element_type precision = element_type::fp32;
+    // What workers exchange gradients in. FP32 by default, in mixed precision too: the gradients of the FP32
+    // master weights, as PyTorch's DDP and TensorFlow all-reduce them; fp16 where the framework reduces half
+    // gradients (MXNet's multi-precision SGD, Apex's O2, DDP's fp16 compression hook).
+    element_type gradients = element_type::fp32;
 };
 
 // Batches above this are refused: a guard against absurd requests, far beyond any real step.
@@ -2542,7 +2545,8 @@ struct step_estimate {
     time_bounds forward_bounds{};
     time_bounds backward_bounds{};
     std::int64_t parameters = 0;
-    bytes parameter_bytes{};
+    bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
+    bytes gradient_bytes{};   // what one worker exchanges per step: a gradient per parameter
     bytes activation_bytes{};  // every layer's output for the whole batch
     std::vector<layer_estimate> layers{};  // in topological order
     std::vector<step_part> parts{};        // hybrid parallelism: data-parallel and model-parallel layers
@@ -2605,7 +2609,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.total = r.forward + r.backward + r.update;
     r.forward_bounds = pass_bounds(net, fwd);
     r.backward_bounds = pass_bounds(net, bwd);
-    r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.precision));
+    r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
+    r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
     r.activation_bytes =
         bytes_of(static_cast<double>(net.activation_elements()) * static_cast<double>(batch) * element_bytes(opt.precision));
     detail::require_finite(r.total, "the step time of '" + r.model + "'");
@@ -3052,10 +3057,10 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     step_estimate r = estimate(net, dev, model, per_worker);
     r.workers = dp.workers;
     r.batch = dp.scale == scaling::weak ? batch * dp.workers : batch;
-    r.communication = comm.all_reduce(r.parameter_bytes, dp.workers);
+    r.communication = comm.all_reduce(r.gradient_bytes, dp.workers);
     r.exposed_communication = r.communication;
     if (dp.overlap_with == overlap::backward && r.communication.value() > 0) {
-        const seconds end = detail::bucketed_reduction_end(net, r, comm, dp.workers, dp.bucket, element_bytes(opt.precision));
+        const seconds end = detail::bucketed_reduction_end(net, r, comm, dp.workers, dp.bucket, element_bytes(opt.gradients));
         // Buckets pay the latency once each; never worse than exchanging everything after the pass.
         r.exposed_communication = std::min(end - r.backward, r.communication);
     }
@@ -3152,7 +3157,7 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
     const auto scaled = [&](seconds lower) { return compat ? (lower - fetch) * k + fetch : lower * k + fetch; };
 
     collective_model sync{compat ? collective::tree : collective::ring, h.network, {}, 8, h.ppp_comm, compat};
-    const double eb = compat ? 4.0 : element_bytes(opt.precision);
+    const double eb = compat ? 4.0 : element_bytes(opt.gradients);
     step_part data{"data_parallel_layers", data_fwd, data_bwd, model.update(data_params, ctx).total(),
                    sync.all_reduce(bytes_of(static_cast<double>(data_params) * eb), h.workers)};
     const std::int64_t own_split = compat ? split_params : static_cast<std::int64_t>(split_params / k);
@@ -3987,9 +3992,10 @@ const entry<Net>* find(std::string_view name) {
 //       batch N, K input features, M outputs (Y[N,M] = X[N,K] W[K,M] is C^T = B^T A^T: the same GEMM).
 //       Its bytes are A, B and C once each. The transposes are accepted and kept in the network's name,
 //       but the model does not distinguish them (same FLOPs, same bytes).
-//   conv2d:n=16,h=112,w=112,c=64,k=128,r=3,s=3[,stride=1][,pad=0][,groups=1]
-//       cuDNN's naming: batch n, input h x w x c, k filters of r x s (height x width), one stride and one
-//       symmetric explicit pad for both dimensions (defaults 1 and 0), no bias. One conv2d layer, batch n.
+//   conv2d:n=16,h=112,w=112,c=64,k=128,r=3,s=3[,stride=1][,pad=0][,groups=1][,stride_h=,stride_w=,pad_h=,pad_w=]
+//       cuDNN's naming: batch n, input h x w x c, k filters of r x s (height x width), a stride and a
+//       symmetric explicit pad for both dimensions (defaults 1 and 0) that stride_h, stride_w, pad_h and
+//       pad_w override along one (a 1x7 convolution's pad_w=3), no bias. One conv2d layer, batch n.
 //   <zoo name>[:resolution=224][,classes=1000]
 //       zoo::find(name)->build(options).
 //
@@ -4116,24 +4122,34 @@ Net gemm_spec(std::string_view spec, std::string_view list) {
 
 template <class Net>
 Net conv2d_spec(std::string_view spec, std::string_view list) {
+    constexpr std::int64_t unset = -1;  // a per-dimension key not given takes the shared one's value
     const auto v = spec_values(spec, "conv2d", list,
                                {{"n", true, 0, 1, max_batch}, {"h", true, 0, 1, spec_any}, {"w", true, 0, 1, spec_any},
                                 {"c", true, 0, 1, spec_any}, {"k", true, 0, 1, spec_any}, {"r", true, 0, 1, spec_any},
                                 {"s", true, 0, 1, spec_any}, {"stride", false, 1, 1, spec_any},
-                                {"pad", false, 0, 0, spec_any}, {"groups", false, 1, 1, spec_any}});
-    const std::int64_t n = v[0], h = v[1], w = v[2], c = v[3], k = v[4], r = v[5], s = v[6];
-    const std::int64_t stride = v[7], pad = v[8], groups = v[9];
+                                {"pad", false, 0, 0, spec_any}, {"groups", false, 1, 1, spec_any},
+                                {"stride_h", false, unset, 1, spec_any}, {"stride_w", false, unset, 1, spec_any},
+                                {"pad_h", false, unset, 0, spec_any}, {"pad_w", false, unset, 0, spec_any}});
+    const auto either = [](std::int64_t own, std::int64_t shared) { return own == unset ? shared : own; };
+    const std::int64_t n = v[0], h = v[1], w = v[2], c = v[3], k = v[4], r = v[5], s = v[6], groups = v[9];
+    const std::int64_t stride_h = either(v[10], v[7]), stride_w = either(v[11], v[7]);
+    const std::int64_t pad_h = either(v[12], v[8]), pad_w = either(v[13], v[8]);
+    const auto pair = [](std::string_view key, std::int64_t along_h, std::int64_t along_w) {
+        return along_h == along_w ? "," + std::string(key) + "=" + std::to_string(along_h)
+                                  : "," + std::string(key) + "_h=" + std::to_string(along_h) + "," + std::string(key) +
+                                        "_w=" + std::to_string(along_w);
+    };
     Net net("conv2d:n=" + std::to_string(n) + ",h=" + std::to_string(h) + ",w=" + std::to_string(w) +
             ",c=" + std::to_string(c) + ",k=" + std::to_string(k) + ",r=" + std::to_string(r) + ",s=" +
-            std::to_string(s) + ",stride=" + std::to_string(stride) + ",pad=" + std::to_string(pad) +
+            std::to_string(s) + pair("stride", stride_h, stride_w) + pair("pad", pad_h, pad_w) +
             (groups != 1 ? ",groups=" + std::to_string(groups) : std::string{}));
     net.native_batch = n;
     spec_input(net, tensor_shape::image(h, w, c));
     ops::conv2d op;
     op.filters = k;
     op.kernel = {r, s};
-    op.stride = {stride, stride};
-    op.pad = ops::padding::explicit_pads(pad, pad);
+    op.stride = {stride_h, stride_w};
+    op.pad = ops::padding::explicit_pads(pad_h, pad_w);
     op.groups = groups;
     op.bias = false;  // cuDNN's convolution benchmarks time the convolution alone
     net.add("conv", op, {"x"});

@@ -71,3 +71,10 @@ cli_fails(pareto_price_file_missing "${e}.*no/such/prices.csv" pareto -m alexnet
           --prices ${CMAKE_CURRENT_BINARY_DIR}/no/such/prices.csv)
 cli_fails(pareto_model_twice "${e}--model: two models named 'alexnet'" pareto -m alexnet,alexnet -d k80 --dataset-size 1000 --epochs 1)
 cli_fails(pareto_format "${e}--format: xml not in" pareto -m alexnet -d k80 --dataset-size 1000 --epochs 1 --format xml)
+
+# Specs hold commas of their own: an item "key=value" continues the spec before it, so this is 2 models
+# (a GEMM and ResNet-18 at 160x160 with 10 classes) x 1 device x 2 worker counts.
+cli_rows(pareto_specs 4 "^model,device,"
+         "^\"(gemm:m=1760,n=128,k=1760|resnet18:resolution=160,classes=10)\",v100-sxm2-16gb,ethernet-100g,ring,(1|8),"
+         pareto -m gemm:m=1760,n=128,k=1760,resnet18:resolution=160,classes=10 -d v100-sxm2-16gb -w 1,8
+         --dataset-size 50000 --epochs 1 --format csv)

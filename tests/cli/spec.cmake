@@ -31,7 +31,7 @@ set_tests_properties(cli_spec_predict_step PROPERTIES PASS_REGULAR_EXPRESSION "u
 
 cli_fails(spec_missing_key "${e}model spec 'gemm:m=1760,n=128': missing key 'k' \\(gemm needs m, n, k\\)\n$"
           predict -m gemm:m=1760,n=128 -d k40 --phase forward)
-cli_fails(spec_unknown_key "${e}model spec 'conv2d:n=1,h=8,w=8,c=1,k=1,r=1,s=1,dilation=2': unknown key 'dilation' \\(conv2d accepts n, h, w, c, k, r, s, stride, pad, groups\\)\n$"
+cli_fails(spec_unknown_key "${e}model spec 'conv2d:n=1,h=8,w=8,c=1,k=1,r=1,s=1,dilation=2': unknown key 'dilation' \\(conv2d accepts n, h, w, c, k, r, s, stride, pad, groups, stride_h, stride_w, pad_h, pad_w\\)\n$"
           predict -m conv2d:n=1,h=8,w=8,c=1,k=1,r=1,s=1,dilation=2 -d k40)
 cli_fails(spec_bad_value "${e}model spec 'gemm:m=0,n=1,k=1': key 'm' is 0, expected a positive integer\n$"
           predict -m gemm:m=0,n=1,k=1 -d k40)

@@ -37,6 +37,19 @@ set(bad_optimizer ${CMAKE_CURRENT_BINARY_DIR}/bad-optimizer-cases.csv)
 file(WRITE ${bad_optimizer} "id,model,device,precision,optimizer\nDLE-007,resnet50,v100-sxm2-16gb,amp,lars\n")
 cli_fails(validate_bad_optimizer "^steptime: error: [^\n]*bad-optimizer-cases.csv:2: column 'optimizer': 'lars', expected sgd, momentum or adam"
           validate --data ${validation}/calibration.csv --cases ${bad_optimizer})
+set(bad_gradients ${CMAKE_CURRENT_BINARY_DIR}/bad-gradients-cases.csv)
+file(WRITE ${bad_gradients} "id,model,device,precision,gradients\nDLE-008,resnet50,v100-sxm2-16gb,amp,int8\n")
+cli_fails(validate_bad_gradients "^steptime: error: [^\n]*bad-gradients-cases.csv:2: column 'gradients': 'int8', expected fp32, fp16 or bf16"
+          validate --data ${validation}/calibration.csv --cases ${bad_gradients})
+# An id names one row: a second row with it would be predicted twice (cases) or hide the other (data).
+set(twice_cases ${CMAKE_CURRENT_BINARY_DIR}/twice-cases.csv)
+file(WRITE ${twice_cases} "id,model,device\nCNN-001,alexnet,titan-x-maxwell\nCNN-002,alexnet,titan-x-maxwell\nCNN-001,vgg11,titan-x-maxwell\n")
+cli_fails(validate_repeated_case "^steptime: error: [^\n]*twice-cases.csv:4: column 'id': 'CNN-001', expected an id of its own \\(line 2 has it too\\)"
+          validate --data ${validation}/calibration.csv --cases ${twice_cases})
+set(twice_data ${CMAKE_CURRENT_BINARY_DIR}/twice-data.csv)
+file(WRITE ${twice_data} "id,category,num_gpus,batch_per_gpu,metric,value,unit\nA,x,1,32,forward_ms,10,ms\nA,x,1,32,forward_ms,12,ms\n")
+cli_fails(validate_repeated_row "^steptime: error: [^\n]*twice-data.csv:3: column 'id': 'A', expected an id of its own \\(line 2 has it too\\)"
+          validate --data ${twice_data} --cases ${twice_cases})
 # The H100 measurements of tools/measure/train_steps.py: every row predicted, per precision and role.
 add_test(NAME cli_validate_h100 COMMAND ${cli} validate --data ${validation}/pytorch-h100/calibration.csv
          --cases ${validation}/pytorch-h100/cases.csv)
@@ -50,4 +63,4 @@ set_tests_properties(cli_validate_h200 PROPERTIES PASS_REGULAR_EXPRESSION
 add_test(NAME cli_validate_h100_convolutions COMMAND ${cli} validate
          --data ${validation}/pytorch-h100/conv_calibration.csv --cases ${validation}/pytorch-h100/conv_cases.csv)
 set_tests_properties(cli_validate_h100_convolutions PROPERTIES PASS_REGULAR_EXPRESSION
-  "against 2304 published measurements.*h100_conv_fp16_nchw_check +480 .*h100_conv_tf32_nchw_fit +96 +[0-9.]+% +[-+][0-9.]+% +0\n")
+  "against 2448 published measurements.*h100_conv_fp16_nchw_check +516 .*h100_conv_tf32_nchw_fit +96 +[0-9.]+% +[-+][0-9.]+% +0\n")

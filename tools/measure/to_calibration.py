@@ -13,8 +13,8 @@ constants, "check" for the rest.
 
 Where DIR/conv_layers.csv (conv_layers.py) is, it writes DIR/conv_calibration.csv and DIR/conv_cases.csv
 too: one kernel_ms row per network, convolution shape, variant and pass, predicted as a conv2d spec with
-that pass as its phase; category <gpu>_conv_<precision>_<layout>_<role>. Convolutions with different
-strides or pads along height and width (Inception v3's 1x7 and 7x1) have no conv2d spec and are left out.
+that pass as its phase (pad_h and pad_w where they differ: Inception v3's 1x7 and 7x1); category
+<gpu>_conv_<precision>_<layout>_<role>.
 """
 import csv
 import json
@@ -39,17 +39,19 @@ def source_of(env, script):
 
 def convolutions(folder, device, env, framework, gpu_tag, fit_networks):
     """conv_layers.csv's rows in the calibration format (see the top)."""
-    data, cases, skipped = [], [], 0
+    data, cases = [], []
     with open(os.path.join(folder, "conv_layers.csv")) as f:
         rows = list(csv.DictReader(f))
+
+    def pair(key, along_h, along_w):  # the conv2d spec's shared key, or one per dimension
+        return f",{key}={along_h}" if along_h == along_w else f",{key}_h={along_h},{key}_w={along_w}"
+
     for n, r in enumerate(rows, 1):
-        if r["stride_h"] != r["stride_w"] or r["pad_h"] != r["pad_w"]:
-            skipped += 1
-            continue
         precision, layout = r["variant"].split("-")
         role = "fit" if r["network"] in fit_networks else "check"
-        spec = (f"conv2d:n={r['n']},h={r['h']},w={r['w']},c={r['c']},k={r['k']},r={r['r']},s={r['s']},"
-                f"stride={r['stride_h']},pad={r['pad_h']}" + (f",groups={r['groups']}" if r["groups"] != "1" else ""))
+        spec = (f"conv2d:n={r['n']},h={r['h']},w={r['w']},c={r['c']},k={r['k']},r={r['r']},s={r['s']}"
+                + pair("stride", r["stride_h"], r["stride_w"]) + pair("pad", r["pad_h"], r["pad_w"])
+                + (f",groups={r['groups']}" if r["groups"] != "1" else ""))
         for k, (phase, column) in enumerate(PASSES):
             rid = f"{gpu_tag.upper()}-C{n:04d}{'fdw'[k]}"
             data.append({
@@ -62,7 +64,7 @@ def convolutions(folder, device, env, framework, gpu_tag, fit_networks):
                           "phase": phase})
     write(folder, "conv_calibration.csv", data)
     write(folder, "conv_cases.csv", cases)
-    print(f"{len(data)} convolution rows ({skipped} shapes without a conv2d spec left out)")
+    print(f"{len(data)} convolution rows")
 
 
 def main(folder, device):

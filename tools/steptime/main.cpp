@@ -77,7 +77,7 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
             out << "workers        " << pad_left(std::to_string(e.workers), 12) << "      (data parallelism, "
                 << to_string(p.scale) << " scaling, " << per_worker << ")\n"
                 << "comm           " << to_string(p.comms.front()) << " AllReduce of "
-                << fixed(e.parameter_bytes.value() / 1e6, 1) << " MB over " << p.networks.front().name << " ("
+                << fixed(e.gradient_bytes.value() / 1e6, 1) << " MB over " << p.networks.front().name << " ("
                 << describe(p.networks.front(), p.compat) << ")";
             if (p.comms.front() == collective::hierarchical)
                 out << ", " << p.gpus_per_node << " GPUs per node over " << p.intra_node.name;

@@ -228,7 +228,7 @@ void pareto(const options& o, const pareto_options& po) {
     const price_table table = load_prices(po.prices);
 
     std::vector<plan> plans;
-    for (const auto& model : split_list(o.model, "--model")) {
+    for (const auto& model : split_models(o.model, "--model")) {
         options one = o;
         one.model = model;
         plan p = make_plan(one, /*lists=*/true);
@@ -270,7 +270,7 @@ void add_pareto_command(CLI::App& app) {
     auto o = std::make_shared<options>();  // shared with the callback, which outlives this call
     auto po = std::make_shared<pareto_options>();
     add_options(*cmd, *o, /*lists=*/true);
-    cmd->get_option("--model")->description("zoo names or PALEO JSON files, comma-separated");
+    cmd->get_option("--model")->description("zoo names or specs or PALEO JSON files, comma-separated");
     cmd->add_option("--dataset-size", po->dataset_size, "samples in the training set, e.g. 1281167 (ImageNet-1k)")->required();
     cmd->add_option("--epochs", po->epochs, "passes over the training set (may be fractional)")->required();
     cmd->add_option("--prices", po->prices,

@@ -114,6 +114,18 @@ std::vector<std::string> split_list(std::string_view text, std::string_view opti
     return items;
 }
 
+std::vector<std::string> split_models(std::string_view text, std::string_view option) {
+    std::vector<std::string> models;
+    for (auto& item : split_list(text, option)) {
+        const std::size_t eq = item.find('=');
+        if (eq != std::string::npos && item.find(':') > eq && !models.empty() &&
+            models.back().find(':') != std::string::npos)
+            models.back() += "," + item;
+        else models.push_back(std::move(item));
+    }
+    return models;
+}
+
 std::vector<std::int64_t> parse_integer_list(std::string_view text, std::string_view option, std::int64_t lo,
                                              std::int64_t hi) {
     std::vector<std::int64_t> values;

@@ -216,6 +216,10 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                    "fp32, tf32, fp16 or bf16; amp and amp-bf16 name fp16 and bf16, which are mixed precision: "
                    "half-precision activations and tensor-core matmuls, FP32 master weights")
         ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16", "amp", "amp-bf16"}));
+    cmd.add_option("--gradients", o.gradients,
+                   "what workers exchange gradients in: fp32 (default, in mixed precision too: PyTorch's DDP and "
+                   "TensorFlow reduce the FP32 master weights' gradients), fp16 or bf16 (MXNet, Apex O2, compression)")
+        ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
 }
 
 plan make_plan(const options& o, bool lists) {
@@ -238,6 +242,8 @@ plan make_plan(const options& o, bool lists) {
         throw invalid_argument(std::string("--overlap backward: ") +
                                (compat ? "PALEO never overlaps communication with computation (paleo-compat)"
                                        : "only data parallelism overlaps its gradient exchange"));
+    if (compat && o.gradients)
+        throw invalid_argument("--gradients: PALEO exchanges FP32 gradients (paleo-compat)");
     if (par == parallelism::hybrid && o.cross_gbps)
         throw invalid_argument("--cross-device-gbps: hybrid parallelism fetches over the --network link");
 
@@ -267,6 +273,7 @@ plan make_plan(const options& o, bool lists) {
     plan p{load_model(o.model), std::move(label), std::move(devs),     std::move(batches),
            std::move(workers),  std::move(comms), std::move(networks), std::move(cost)};
     p.precision = *precision;
+    if (o.gradients) p.gradients = *parse_precision(*o.gradients);
     p.parallel = par;
     p.scale = scale;
     p.overlap_with = ov;
@@ -289,7 +296,7 @@ collective_model plan::comm_model(collective c, const network_link& network) con
 }
 
 step_estimate plan::run(const device& dev, const collective_model& comm, int workers, std::int64_t batch) const {
-    const estimate_options opt{batch, precision};
+    const estimate_options opt{batch, precision, gradients};
     if (parallel == parallelism::data && scale == scaling::strong) {
         const std::int64_t b = batch == 0 ? net.native_batch : batch;
         if (b < workers)

@@ -17,7 +17,7 @@ namespace steptime::cli {
 // What was typed. In `sweep` the devices, batches, workers, comms and networks are comma lists.
 struct options {
     std::string model, devices, batches, workers, comms, networks;
-    std::optional<std::string> bandwidth, latency, intra_network, gpus_per_node, calibration, layout, optimizer;
+    std::optional<std::string> bandwidth, latency, intra_network, gpus_per_node, calibration, layout, optimizer, gradients;
     // cost_model empty: the default (kernel), which --calibration replaces with paleo's calibrated variant.
     std::string cost_model{}, precision = "fp32", parallelism = "data", scaling = "weak", overlap = "none";
     std::optional<double> ppp_compute, ppp_memory, ppp_comm, cross_gbps;
@@ -56,6 +56,7 @@ struct plan {
     std::vector<network_link> networks;
     any_cost cost;
     element_type precision = element_type::fp32;
+    element_type gradients = element_type::fp32;  // what workers exchange
     parallelism parallel = parallelism::data;
     scaling scale = scaling::weak;
     overlap overlap_with = overlap::none;

@@ -216,7 +216,7 @@ private:
     struct kernel_traits {
         bool is_matmul = false;
         gemm_shape shape{};
-        bool aligned = true;         // input channels are a multiple of 8 (tensor cores take them)
+        double channels = 0;         // the reduction's channels (input channels, per group), 0 if none
         bool winograd = false;       // a 3x3 stride-1 dense convolution
         bool transposed = false;     // a convolution transposed around tensor cores in NCHW (not 1x1 stride 1)
         bool normalization = false;  // batch norm (FP32 cost in NCHW)
@@ -233,10 +233,9 @@ private:
                 default: return {out, in, rows, 1};  // weight gradient: reduces over the rows
             }
         };
-        const auto by8 = [](std::int64_t channels) { return channels % 8 == 0; };
         if (const auto* d = std::get_if<ops::dense>(&op)) {
             const std::int64_t in = l.inputs[0].elements();
-            return {true, by_pass(n, static_cast<double>(d->outputs), static_cast<double>(in)), by8(in)};
+            return {true, by_pass(n, static_cast<double>(d->outputs), static_cast<double>(in)), static_cast<double>(in)};
         }
         if (const auto* cv = std::get_if<ops::conv2d>(&op)) {
             const std::int64_t cin = l.inputs[0].c() / cv->groups, cout = cv->filters / cv->groups;
@@ -245,7 +244,7 @@ private:
             gemm_shape shape = by_pass(rows, static_cast<double>(cout), taps * static_cast<double>(cin));
             shape.groups = static_cast<double>(cv->groups);
             const bool unit_stride = cv->stride.h == 1 && cv->stride.w == 1;
-            return {true, shape, by8(cin),
+            return {true, shape, static_cast<double>(cin),
                     cv->kernel.h == 3 && cv->kernel.w == 3 && unit_stride && cv->dilation.h == 1 &&
                         cv->dilation.w == 1 && cv->groups == 1,
                     !(taps == 1 && unit_stride && cv->groups == 1)};
@@ -255,15 +254,15 @@ private:
             return {true,
                     by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
                             static_cast<double>(l.inputs[0].c())),
-                    by8(l.inputs[0].c()), false, true};
+                    static_cast<double>(l.inputs[0].c()), false, true};
         }
         return {.normalization = std::holds_alternative<ops::batch_norm>(op)};
     }
 
     // One kernel: the binding resource's time at its class's efficiency, plus its launch. Element-wise
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
-    // the input channels are a multiple of 8 (tensor cores read them 8 at a time, 16 bytes of FP16: cuDNN's
-    // alignment rule), else on the CUDA cores, where 3x3 convolutions use Winograd (cuDNN's tensor-core
+    // the input channels fill whole 16-byte loads (8 FP16, 4 TF32, 16 FP8 elements: NVIDIA's Deep Learning
+    // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 convolutions use Winograd (cuDNN's tensor-core
     // kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core convolutions are transposed.
     layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
         const bool nchw = layout == activation_layout::nchw;
@@ -277,7 +276,7 @@ private:
         bool tensor_pipe = false;
         if (k.is_matmul) {
             const auto tensor = c.dev.tensor_peak_for(c.precision);
-            tensor_pipe = tensor && k.aligned;
+            tensor_pipe = tensor && std::fmod(k.channels * element_bytes(c.precision), 16) == 0;
             rate = tensor_pipe ? *tensor * efficiency.tensor_matmul
                                : c.dev.simt_peak_for(c.precision) *
                                      (wide_sm(c.dev) ? efficiency.simt_matmul_wide : efficiency.simt_matmul) *

@@ -1,12 +1,13 @@
 // steptime/io/published_csv.hpp: published measurements in validation/measured/calibration.csv's form,
 // joined by id with a cases file that says how steptime predicts each (validation/measured/cases.csv):
 //
-//   id,model,device[,precision][,layout][,optimizer][,phase][,link][,note]  (older cases files name the model column network)
+//   id,model,device[,precision][,layout][,optimizer][,gradients][,phase][,link][,note]  (older cases files name the model column network)
 //   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it)
 //   device     a catalog name or a device JSON file
 //   precision  fp32 (default), tf32, fp16, bf16, amp or amp-bf16
 //   layout     the activations' layout, nchw or nhwc (default: the cost model's own)
 //   optimizer  the weight update of a training step, sgd, momentum or adam (default: the cost model's own)
+//   gradients  what the GPUs of a multi-GPU row exchange gradients in, fp32, fp16 or bf16 (default fp32)
 //   phase      for kernel metrics: the timed passes, e.g. forward+backward-weights (default: forward for
 //              kernel_ms, all three for the fwd_plus_bwd metrics)
 //   link       the network between the GPUs of a multi-GPU row (a link name; default: the device's own link)
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "steptime/cost/work.hpp"
@@ -49,6 +51,7 @@ struct published_case {
     std::string link{};
     std::optional<activation_layout> layout{};
     std::optional<cost::optimizer> update_rule{};
+    element_type gradients = element_type::fp32;
     seconds time{};  // the measured time of what the metric covers
 };
 
@@ -90,7 +93,7 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
                                                          std::string_view cases, const std::string& cases_origin) {
     const steptime::detail::csv_table p(published, published_origin), c(cases, cases_origin);
     constexpr std::string_view p_format = "calibration.csv's columns id,category,num_gpus,batch_per_gpu,metric,value,unit";
-    constexpr std::string_view c_format = "the columns id,model,device[,precision][,layout][,optimizer][,phase][,link]";
+    constexpr std::string_view c_format = "the columns id,model,device[,precision][,layout][,optimizer][,gradients][,phase][,link]";
     const std::size_t p_id = p.column("id", p_format), gpus = p.column("num_gpus", p_format),
                       batch = p.column("batch_per_gpu", p_format), metric = p.column("metric", p_format),
                       value = p.column("value", p_format), unit = p.column("unit", p_format);
@@ -98,12 +101,22 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
     const std::size_t c_id = c.column("id", c_format), dev = c.column("device", c_format);
     const std::size_t model = c.find("model") ? *c.find("model") : c.column("network", c_format);
     const auto precision = c.find("precision"), layout = c.find("layout"), update = c.find("optimizer"),
-               phase = c.find("phase"), link = c.find("link");
+               gradients = c.find("gradients"), phase = c.find("phase"), link = c.find("link");
+    // Each id names one row of each file: a repeated one would be read twice, or predict the wrong row.
+    const auto rows_by_id = [](const steptime::detail::csv_table& t, std::size_t col) {
+        std::unordered_map<std::string_view, std::size_t> rows;
+        for (std::size_t r = 0; r < t.rows(); ++r)
+            if (const auto [at, fresh] = rows.emplace(t.text(r, col), r); !fresh)
+                throw t.bad(r, col, "an id of its own (line " + std::to_string(t.line(at->second)) + " has it too)");
+        return rows;
+    };
+    const auto published_rows = rows_by_id(p, p_id);
+    (void)rows_by_id(c, c_id);
     std::vector<published_case> out;
     for (std::size_t k = 0; k < c.rows(); ++k) {
-        std::size_t r = 0;
-        while (r < p.rows() && p.text(r, p_id) != c.text(k, c_id)) ++r;
-        if (r == p.rows()) throw c.bad(k, c_id, "the id of a row of " + published_origin);
+        const auto found = published_rows.find(c.text(k, c_id));
+        if (found == published_rows.end()) throw c.bad(k, c_id, "the id of a row of " + published_origin);
+        const std::size_t r = found->second;
         published_case m;
         m.id = c.text(k, c_id);
         if (category) m.category = p.text(r, *category);
@@ -123,6 +136,12 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
         if (update && !c.text(k, *update).empty()) {
             m.update_rule = cost::parse_optimizer(c.text(k, *update));
             if (!m.update_rule) throw c.bad(k, *update, "sgd, momentum or adam");
+        }
+        if (gradients && !c.text(k, *gradients).empty()) {
+            const auto e = parse_element_type(c.text(k, *gradients));
+            if (!e || (*e != element_type::fp32 && *e != element_type::fp16 && *e != element_type::bf16))
+                throw c.bad(k, *gradients, "fp32, fp16 or bf16");
+            m.gradients = *e;
         }
         if (link) m.link = c.text(k, *link);
         m.gpus = static_cast<int>(p.integer(r, gpus, 1, 1'000'000, "a GPU count of at least 1"));

@@ -27,6 +27,7 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
     j["backward_bounds_s"] = {e.backward_bounds.lower.value(), e.backward_bounds.upper.value()};
     j["parameters"] = e.parameters;
     j["parameter_bytes"] = e.parameter_bytes.value();
+    j["gradient_bytes"] = e.gradient_bytes.value();
     j["activation_bytes"] = e.activation_bytes.value();
     if (!e.parts.empty()) {
         auto& parts = j["parts"] = nlohmann::ordered_json::object();

@@ -76,10 +76,10 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     step_estimate r = estimate(net, dev, model, per_worker);
     r.workers = dp.workers;
     r.batch = dp.scale == scaling::weak ? batch * dp.workers : batch;
-    r.communication = comm.all_reduce(r.parameter_bytes, dp.workers);
+    r.communication = comm.all_reduce(r.gradient_bytes, dp.workers);
     r.exposed_communication = r.communication;
     if (dp.overlap_with == overlap::backward && r.communication.value() > 0) {
-        const seconds end = detail::bucketed_reduction_end(net, r, comm, dp.workers, dp.bucket, element_bytes(opt.precision));
+        const seconds end = detail::bucketed_reduction_end(net, r, comm, dp.workers, dp.bucket, element_bytes(opt.gradients));
         // Buckets pay the latency once each; never worse than exchanging everything after the pass.
         r.exposed_communication = std::min(end - r.backward, r.communication);
     }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "steptime/comm/collectives.hpp"
+#include "steptime/cost/paleo_compat.hpp"
 #include "steptime/estimate.hpp"
 
 namespace steptime {
@@ -87,7 +88,7 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
     const auto scaled = [&](seconds lower) { return compat ? (lower - fetch) * k + fetch : lower * k + fetch; };
 
     collective_model sync{compat ? collective::tree : collective::ring, h.network, {}, 8, h.ppp_comm, compat};
-    const double eb = compat ? 4.0 : element_bytes(opt.precision);
+    const double eb = compat ? 4.0 : element_bytes(opt.gradients);
     step_part data{"data_parallel_layers", data_fwd, data_bwd, model.update(data_params, ctx).total(),
                    sync.all_reduce(bytes_of(static_cast<double>(data_params) * eb), h.workers)};
     const std::int64_t own_split = compat ? split_params : static_cast<std::int64_t>(split_params / k);

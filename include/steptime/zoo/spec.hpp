@@ -6,9 +6,10 @@
 //       batch N, K input features, M outputs (Y[N,M] = X[N,K] W[K,M] is C^T = B^T A^T: the same GEMM).
 //       Its bytes are A, B and C once each. The transposes are accepted and kept in the network's name,
 //       but the model does not distinguish them (same FLOPs, same bytes).
-//   conv2d:n=16,h=112,w=112,c=64,k=128,r=3,s=3[,stride=1][,pad=0][,groups=1]
-//       cuDNN's naming: batch n, input h x w x c, k filters of r x s (height x width), one stride and one
-//       symmetric explicit pad for both dimensions (defaults 1 and 0), no bias. One conv2d layer, batch n.
+//   conv2d:n=16,h=112,w=112,c=64,k=128,r=3,s=3[,stride=1][,pad=0][,groups=1][,stride_h=,stride_w=,pad_h=,pad_w=]
+//       cuDNN's naming: batch n, input h x w x c, k filters of r x s (height x width), a stride and a
+//       symmetric explicit pad for both dimensions (defaults 1 and 0) that stride_h, stride_w, pad_h and
+//       pad_w override along one (a 1x7 convolution's pad_w=3), no bias. One conv2d layer, batch n.
 //   <zoo name>[:resolution=224][,classes=1000]
 //       zoo::find(name)->build(options).
 //
@@ -129,24 +130,34 @@ Net gemm_spec(std::string_view spec, std::string_view list) {
 
 template <class Net>
 Net conv2d_spec(std::string_view spec, std::string_view list) {
+    constexpr std::int64_t unset = -1;  // a per-dimension key not given takes the shared one's value
     const auto v = spec_values(spec, "conv2d", list,
                                {{"n", true, 0, 1, max_batch}, {"h", true, 0, 1, spec_any}, {"w", true, 0, 1, spec_any},
                                 {"c", true, 0, 1, spec_any}, {"k", true, 0, 1, spec_any}, {"r", true, 0, 1, spec_any},
                                 {"s", true, 0, 1, spec_any}, {"stride", false, 1, 1, spec_any},
-                                {"pad", false, 0, 0, spec_any}, {"groups", false, 1, 1, spec_any}});
-    const std::int64_t n = v[0], h = v[1], w = v[2], c = v[3], k = v[4], r = v[5], s = v[6];
-    const std::int64_t stride = v[7], pad = v[8], groups = v[9];
+                                {"pad", false, 0, 0, spec_any}, {"groups", false, 1, 1, spec_any},
+                                {"stride_h", false, unset, 1, spec_any}, {"stride_w", false, unset, 1, spec_any},
+                                {"pad_h", false, unset, 0, spec_any}, {"pad_w", false, unset, 0, spec_any}});
+    const auto either = [](std::int64_t own, std::int64_t shared) { return own == unset ? shared : own; };
+    const std::int64_t n = v[0], h = v[1], w = v[2], c = v[3], k = v[4], r = v[5], s = v[6], groups = v[9];
+    const std::int64_t stride_h = either(v[10], v[7]), stride_w = either(v[11], v[7]);
+    const std::int64_t pad_h = either(v[12], v[8]), pad_w = either(v[13], v[8]);
+    const auto pair = [](std::string_view key, std::int64_t along_h, std::int64_t along_w) {
+        return along_h == along_w ? "," + std::string(key) + "=" + std::to_string(along_h)
+                                  : "," + std::string(key) + "_h=" + std::to_string(along_h) + "," + std::string(key) +
+                                        "_w=" + std::to_string(along_w);
+    };
     Net net("conv2d:n=" + std::to_string(n) + ",h=" + std::to_string(h) + ",w=" + std::to_string(w) +
             ",c=" + std::to_string(c) + ",k=" + std::to_string(k) + ",r=" + std::to_string(r) + ",s=" +
-            std::to_string(s) + ",stride=" + std::to_string(stride) + ",pad=" + std::to_string(pad) +
+            std::to_string(s) + pair("stride", stride_h, stride_w) + pair("pad", pad_h, pad_w) +
             (groups != 1 ? ",groups=" + std::to_string(groups) : std::string{}));
     net.native_batch = n;
     spec_input(net, tensor_shape::image(h, w, c));
     ops::conv2d op;
     op.filters = k;
     op.kernel = {r, s};
-    op.stride = {stride, stride};
-    op.pad = ops::padding::explicit_pads(pad, pad);
+    op.stride = {stride_h, stride_w};
+    op.pad = ops::padding::explicit_pads(pad_h, pad_w);
     op.groups = groups;
     op.bias = false;  // cuDNN's convolution benchmarks time the convolution alone
     net.add("conv", op, {"x"});
