@@ -23,8 +23,8 @@ std::int64_t parse_integer(std::string_view text, std::string_view option, std::
 
 // "a,b,c" into its items, spaces around items dropped; an empty list or item is an error.
 std::vector<std::string> split_list(std::string_view text, std::string_view option);
-// A comma list of models: an item "key=value" continues the spec before it (gemm:m=1,n=2,k=3, resnet50:resolution=
-// 160,classes=10), as a zoo name or file never holds '=' before a ':'.
+// A comma list of models: an item "key=value" continues the spec before it (gemm:m=1,n=2,k=3 or
+// resnet50:resolution=160,classes=10), as a zoo name or file never holds '=' before a ':'.
 std::vector<std::string> split_models(std::string_view text, std::string_view option);
 
 std::vector<std::int64_t> parse_integer_list(std::string_view text, std::string_view option, std::int64_t lo,

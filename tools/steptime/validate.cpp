@@ -43,7 +43,8 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
     po.workers = std::to_string(c.gpus);
     po.precision = std::string(to_string(c.precision));
     if (!c.link.empty()) po.networks = c.link;
-    if (c.gradients != element_type::fp32) po.gradients = std::string(to_string(c.gradients));
+    if (c.gradients != element_type::fp32 && po.cost_model != "paleo-compat")  // PALEO's are FP32
+        po.gradients = std::string(to_string(c.gradients));
     // The layout matters to the kernel model alone; the others read the same row without it.
     if (c.layout && (po.cost_model.empty() || po.cost_model == "kernel")) po.layout = std::string(to_string(*c.layout));
     // The optimizer matters to every model but paleo-compat, which prices PALEO's own update.

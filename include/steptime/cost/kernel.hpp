@@ -234,8 +234,8 @@ private:
             }
         };
         if (const auto* d = std::get_if<ops::dense>(&op)) {
-            const std::int64_t in = l.inputs[0].elements();
-            return {true, by_pass(n, static_cast<double>(d->outputs), static_cast<double>(in)), static_cast<double>(in)};
+            const double in = static_cast<double>(l.inputs[0].elements());
+            return {true, by_pass(n, static_cast<double>(d->outputs), in), in};
         }
         if (const auto* cv = std::get_if<ops::conv2d>(&op)) {
             const std::int64_t cin = l.inputs[0].c() / cv->groups, cout = cv->filters / cv->groups;
@@ -262,8 +262,9 @@ private:
     // One kernel: the binding resource's time at its class's efficiency, plus its launch. Element-wise
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
     // the input channels fill whole 16-byte loads (8 FP16, 4 TF32, 16 FP8 elements: NVIDIA's Deep Learning
-    // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 convolutions use Winograd (cuDNN's tensor-core
-    // kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core convolutions are transposed.
+    // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 convolutions use Winograd
+    // (cuDNN's tensor-core kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core
+    // convolutions are transposed.
     layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
         const bool nchw = layout == activation_layout::nchw;
         const bytes_per_second bandwidth =

@@ -1,7 +1,8 @@
 // steptime/io/published_csv.hpp: published measurements in validation/measured/calibration.csv's form,
 // joined by id with a cases file that says how steptime predicts each (validation/measured/cases.csv):
 //
-//   id,model,device[,precision][,layout][,optimizer][,gradients][,phase][,link][,note]  (older cases files name the model column network)
+//   id,model,device[,precision][,layout][,optimizer][,gradients][,phase][,link][,note]
+//   (older cases files name the model column network)
 //   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it)
 //   device     a catalog name or a device JSON file
 //   precision  fp32 (default), tf32, fp16, bf16, amp or amp-bf16
