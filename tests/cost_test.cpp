@@ -279,7 +279,7 @@ TEST_CASE("kernel: each pass is a kernel on the roofline at its operator class's
     net.add("conv", conv(256, 3, 1, ops::padding::same()), {"relu"});
     net.add("conv_s2", conv(256, 3, 2, ops::padding::same()), {"conv"});
     const device dev = test_device();  // no SM count: no quantization
-    const cost::kernel k{};            // defaults: matmul 0.94 on CUDA cores (no SM count: 64 lanes), Winograd 1.5, memory 0.8, 5 us
+    const cost::kernel k{};            // defaults: matmul 0.94 on CUDA cores (no SM count: 64 lanes), Winograd 1.5 (3x3), memory 0.8, 5 us
     // ReLU, batch 4: 6,422,528 B (see the roofline case) at 0.8 x 1e11 B/s, plus one launch.
     CHECK(close(cost_of(k, net, "relu", pass::forward, dev, 4).total().value(), 6'422'528 / 0.8e11 + 5e-6));
     // 3x3 stride-1 conv, batch 4: 3,700,178,944 FLOPs at 1e12 x 0.94 x 1.5 (Winograd), against 8,782,848 B
@@ -294,6 +294,20 @@ TEST_CASE("kernel: each pass is a kernel on the roofline at its operator class's
                 925'044'736 / 0.94e12 + 5e-6 + 2 * 802'816 / 0.8e11 + 5e-6));
     // Backward: three kernels (data and weight gradients, the bias gradient), three launches.
     CHECK(close(cost_of(k, net, "conv", pass::backward, dev, 4).overhead.value(), 15e-6));
+    // 5x5 stride 1: Winograd's F(2x2,5x5) saves 100/36 against F(2x2,3x3)'s 36/16, so 1.5 x (100/36) /
+    // (36/16) = 1.85185x. 2 * 6400 * 28*28*256 * 4 + 28*28*256*4 = 10,276,847,616 FLOPs at 0.94e12 x that,
+    // against 3,211,264 + 1,638,656 * 4 + 3,211,264 = 12,977,152 B at 0.8e11: compute-bound. 5x5 stride 2
+    // gets none: a plain GEMM.
+    network wide;
+    wide.add("data", ops::input{tensor_shape::image(28, 28, 256)});
+    wide.add("conv5", conv(256, 5, 1, ops::padding::same()), {"data"});
+    wide.add("conv5_s2", conv(256, 5, 2, ops::padding::same()), {"conv5"});
+    const double saving_5x5 = 1.5 * (100.0 / 36) / (36.0 / 16);
+    CHECK(close(cost_of(k, wide, "conv5", pass::forward, dev, 4).total().value(),
+                10'276'847'616 / (1e12 * 0.94 * saving_5x5) + 5e-6 + bias_add));
+    // 14x14 outputs: 2 * 6400 * 14*14*256 * 4 + 14*14*256*4 = 2,569,211,904 FLOPs at 0.94e12.
+    CHECK(close(cost_of(k, wide, "conv5_s2", pass::forward, dev, 4).total().value(),
+                2'569'211'904 / 0.94e12 + 5e-6 + 2 * 802'816 / 0.8e11 + 5e-6));
     // The update: SGD reads w and g and writes w in FP32 (12 B per parameter), memory-bound, plus a launch
     // and the host's per-step overhead.
     cost::kernel host = k;

@@ -384,7 +384,11 @@ inline void validate(const device& d) {
 // - Capacities are binary: GPU vendors' "GB" of memory is GiB (a "16 GB" V100 has 16 x 2^30 bytes).
 // - `clock` is the base clock; for the V100s nvidia-smi's default application clock (1245 PCIe, 1312
 //   SXM2, as in Habitat's devices.yml); for B200 and AMD, whose vendors quote no base clock, the peak.
-// - Base clocks missing from NVIDIA's datasheets come from TechPowerUp's GPU database, as noted.
+// - Base clocks missing from NVIDIA's datasheets come from TechPowerUp's GPU database or Habitat's
+//   devices.yml (shared/data/habitat), as noted.
+// - GeForce Turing, Ampere and Ada cards run FP16/BF16/FP8 tensor math with FP32 accumulation, which
+//   mixed-precision training uses, at half their FP16-accumulate rate: their entries carry the
+//   whitepapers' "with FP32 Accumulate" rows (Titan and professional cards run both at full rate).
 
 #include <algorithm>
 #include <cctype>
@@ -490,6 +494,31 @@ inline const std::vector<device>& catalog() {
              .compute_capability = cc(6, 1),
              .clock = mhz(1480), .boost_clock = mhz(1582), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA GeForce GTX 1080 Ti specifications (2017)"},
+            {.name = "titan-xp", .description = "NVIDIA Titan Xp (GP102)",
+             .peak = {.fp32 = fma_peak(3840, 1582)},  // 2 x 3840 cores x 1582 MHz = 12.15
+             .memory_bandwidth = gbps(547.7), .memory_capacity = gib(12), .sm_count = 30,
+             .compute_capability = cc(6, 1),
+             .clock = mhz(1405), .boost_clock = mhz(1582), .tdp_watts = 250, .intra_node_link = pcie3,
+             .source = "NVIDIA Titan Xp specifications (2017); base clock from TechPowerUp"},
+            // Pascal GP104: 128 FP32 cores per SM.
+            {.name = "gtx-1080", .description = "NVIDIA GeForce GTX 1080 (GP104)",
+             .peak = {.fp32 = fma_peak(2560, 1733)},  // 2 x 2560 cores x 1733 MHz = 8.87
+             .memory_bandwidth = gbps(320), .memory_capacity = gib(8), .sm_count = 20,
+             .compute_capability = cc(6, 1),
+             .clock = mhz(1607), .boost_clock = mhz(1733), .tdp_watts = 180, .intra_node_link = pcie3,
+             .source = "NVIDIA GeForce GTX 1080 specifications (2016)"},
+            {.name = "p4", .description = "NVIDIA Tesla P4 (GP104, 75 W)",
+             .peak = {.fp32 = fma_peak(2560, 1063)},  // 2 x 2560 cores x 1063 MHz = 5.44 (datasheet: 5.5)
+             .memory_bandwidth = gbps(192), .memory_capacity = gib(8), .sm_count = 20,
+             .compute_capability = cc(6, 1),
+             .clock = mhz(810), .boost_clock = mhz(1063), .tdp_watts = 75, .intra_node_link = pcie3,
+             .source = "NVIDIA Tesla P4 datasheet (2016); base clock from Habitat's devices.yml"},
+            {.name = "quadro-p4000", .description = "NVIDIA Quadro P4000 (GP104)",
+             .peak = {.fp32 = fma_peak(1792, 1480)},  // 2 x 1792 cores x 1480 MHz = 5.30
+             .memory_bandwidth = gbps(243), .memory_capacity = gib(8), .sm_count = 14,
+             .compute_capability = cc(6, 1),
+             .clock = mhz(1227), .boost_clock = mhz(1480), .tdp_watts = 105, .intra_node_link = pcie3,
+             .source = "NVIDIA Quadro P4000 datasheet (2017); base clock from Habitat's devices.yml"},
 
             // Pascal GP100: 3584 cores in 56 SMs, FP16 at twice FP32 on SIMT.
             {.name = "p100-pcie-16gb", .description = "NVIDIA Tesla P100 PCIe 16 GB",
@@ -534,6 +563,19 @@ inline const std::vector<device>& catalog() {
              .compute_capability = cc(7, 0),
              .clock = mhz(1290), .boost_clock = mhz(1530), .tdp_watts = 350, .intra_node_link = nvlink(6, 25),
              .source = "NVIDIA DGX-2 datasheet (2018); Volta whitepaper Table 1; base clock from TechPowerUp"},
+            {.name = "v100s-pcie-32gb", .description = "NVIDIA Tesla V100S PCIe 32 GB",
+             .peak = {.fp32 = tflops(16.4), .fp16 = tflops(32.8), .fp16_tensor = tflops(130)},
+             .memory_bandwidth = gbps(1134), .memory_capacity = gib(32), .sm_count = 80,
+             .compute_capability = cc(7, 0),
+             .clock = mhz(1245), .boost_clock = mhz(1597), .tdp_watts = 250, .intra_node_link = pcie3,
+             .source = "NVIDIA V100S datasheet (2019); clocks from TechPowerUp"},
+            // NVIDIA quotes the Titan V's tensor cores at 110 TFLOPS, under the 119 that its boost clock gives.
+            {.name = "titan-v", .description = "NVIDIA Titan V (GV100)",
+             .peak = {.fp32 = fma_peak(5120, 1455), .fp16 = fma_peak(2 * 5120, 1455), .fp16_tensor = tflops(110)},
+             .memory_bandwidth = gbps(652.8), .memory_capacity = gib(12), .sm_count = 80,
+             .compute_capability = cc(7, 0),
+             .clock = mhz(1200), .boost_clock = mhz(1455), .tdp_watts = 250, .intra_node_link = pcie3,
+             .source = "NVIDIA Titan V specifications (2017)"},
 
             // Turing TU104: 2560 cores, 320 tensor cores in 40 SMs; FP16 at twice FP32 on SIMT.
             {.name = "t4", .description = "NVIDIA T4 (TU104, 70 W)",
@@ -542,8 +584,36 @@ inline const std::vector<device>& catalog() {
              .compute_capability = cc(7, 5),
              .clock = mhz(585), .boost_clock = mhz(1590), .tdp_watts = 70, .intra_node_link = pcie3,
              .source = "NVIDIA T4 datasheet (2018); Turing whitepaper (T4 clocks; FP16 SIMT = 2 x FP32)"},
+            // TU102/TU106: 64 FP32 cores and 8 tensor cores (128 FP16 FLOP per clock each) per SM.
+            {.name = "rtx-2070", .description = "NVIDIA GeForce RTX 2070 (TU106)",
+             .peak = {.fp32 = fma_peak(2304, 1620), .fp16 = fma_peak(2 * 2304, 1620), .fp16_tensor = tflops(29.9)},
+             .memory_bandwidth = gbps(448), .memory_capacity = gib(8), .sm_count = 36,
+             .compute_capability = cc(7, 5),
+             .clock = mhz(1410), .boost_clock = mhz(1620), .tdp_watts = 175, .intra_node_link = pcie3,
+             .source = "Turing whitepaper Appendix A (RTX 2070 reference clocks); base clock also in "
+                       "Habitat's devices.yml"},
+            {.name = "rtx-2080-ti", .description = "NVIDIA GeForce RTX 2080 Ti (TU102)",
+             .peak = {.fp32 = fma_peak(4352, 1545), .fp16 = fma_peak(2 * 4352, 1545), .fp16_tensor = tflops(53.8)},
+             .memory_bandwidth = gbps(616), .memory_capacity = gib(11), .sm_count = 68,
+             .compute_capability = cc(7, 5),
+             .clock = mhz(1350), .boost_clock = mhz(1545), .tdp_watts = 250, .intra_node_link = pcie3,
+             .source = "Turing whitepaper Appendix A (RTX 2080 Ti reference clocks); base clock also in "
+                       "Habitat's devices.yml"},
+            {.name = "quadro-rtx-4000", .description = "NVIDIA Quadro RTX 4000 (TU104)",
+             .peak = {.fp32 = fma_peak(2304, 1545), .fp16 = fma_peak(2 * 2304, 1545), .fp16_tensor = tflops(57)},
+             .memory_bandwidth = gbps(416), .memory_capacity = gib(8), .sm_count = 36,
+             .compute_capability = cc(7, 5),
+             .clock = mhz(1005), .boost_clock = mhz(1545), .tdp_watts = 160, .intra_node_link = pcie3,
+             .source = "NVIDIA Quadro RTX 4000 datasheet (2018); base clock from Habitat's devices.yml"},
+            {.name = "titan-rtx", .description = "NVIDIA Titan RTX (TU102)",
+             .peak = {.fp32 = fma_peak(4608, 1770), .fp16 = fma_peak(2 * 4608, 1770), .fp16_tensor = tflops(130.5)},
+             .memory_bandwidth = gbps(672), .memory_capacity = gib(24), .sm_count = 72,
+             .compute_capability = cc(7, 5),
+             .clock = mhz(1350), .boost_clock = mhz(1770), .tdp_watts = 280, .intra_node_link = pcie3,
+             .source = "NVIDIA Titan RTX specifications (2018); Turing whitepaper"},
 
-            // Ampere. GA102 (A10) runs FP16 on SIMT at the FP32 rate; GA100 (A100) at 4x.
+            // Ampere. GA102/GA104 (A10, RTX 3090, A40, RTX A4000) run FP16 on SIMT at the FP32 rate; GA100 (A100,
+            // A30) at 4x.
             {.name = "a10", .description = "NVIDIA A10 (GA102, 150 W)",
              .peak = {.fp32 = tflops(31.2), .tf32_tensor = tflops(62.5), .fp16_tensor = tflops(125),
                       .bf16_tensor = tflops(125)},
@@ -551,6 +621,36 @@ inline const std::vector<device>& catalog() {
              .compute_capability = cc(8, 6),
              .clock = mhz(885), .boost_clock = mhz(1695), .tdp_watts = 150, .intra_node_link = pcie4,
              .source = "NVIDIA A10 datasheet (2021); base clock from TechPowerUp"},
+            {.name = "rtx-3090", .description = "NVIDIA GeForce RTX 3090 (GA102)",
+             .peak = {.fp32 = fma_peak(10496, 1695), .tf32_tensor = tflops(35.6),
+                      .fp16_tensor = tflops(71.2), .bf16_tensor = tflops(71.2)},  // 82 SMs x 512 x 1695 MHz
+             .memory_bandwidth = gbps(936), .memory_capacity = gib(24), .sm_count = 82,
+             .compute_capability = cc(8, 6),
+             .clock = mhz(1395), .boost_clock = mhz(1695), .tdp_watts = 350, .intra_node_link = pcie4,
+             .source = "Ampere GA102 whitepaper Table 9 (RTX 3090; FP16 tensor with FP32 accumulate 71); "
+                       "base clock also in Habitat's devices.yml"},
+            {.name = "a40", .description = "NVIDIA A40 (GA102, 300 W)",
+             .peak = {.fp32 = tflops(37.4), .tf32_tensor = tflops(74.8), .fp16_tensor = tflops(149.7),
+                      .bf16_tensor = tflops(149.7)},
+             .memory_bandwidth = gbps(696), .memory_capacity = gib(48), .sm_count = 84,
+             .compute_capability = cc(8, 6),
+             .clock = mhz(1305), .boost_clock = mhz(1740), .tdp_watts = 300, .intra_node_link = pcie4,
+             .source = "NVIDIA A40 datasheet (2021); clocks from TechPowerUp and Habitat's devices.yml"},
+            {.name = "rtx-a4000", .description = "NVIDIA RTX A4000 (GA104)",
+             .peak = {.fp32 = tflops(19.2), .tf32_tensor = tflops(153.4 / 4), .fp16_tensor = tflops(153.4 / 2),
+                      .bf16_tensor = tflops(153.4 / 2)},
+             .memory_bandwidth = gbps(448), .memory_capacity = gib(16), .sm_count = 48,
+             .compute_capability = cc(8, 6),
+             .clock = mhz(735), .boost_clock = mhz(1560), .tdp_watts = 140, .intra_node_link = pcie4,
+             .source = "NVIDIA RTX A4000 datasheet (2021: 153.4 sparse FP16 tensor TFLOPS; TF32 at half FP16, "
+                       "as on A40); clocks from TechPowerUp and Habitat's devices.yml"},
+            {.name = "a30", .description = "NVIDIA A30 (GA100, 165 W)",
+             .peak = {.fp32 = tflops(10.3), .fp16 = tflops(4 * 10.3), .tf32_tensor = tflops(82), .fp16_tensor = tflops(165),
+                      .bf16_tensor = tflops(165)},
+             .memory_bandwidth = gbps(933), .memory_capacity = gib(24), .sm_count = 56,
+             .compute_capability = cc(8, 0),
+             .clock = mhz(930), .boost_clock = mhz(1440), .tdp_watts = 165, .intra_node_link = pcie4,
+             .source = "NVIDIA A30 datasheet (2021); clocks from TechPowerUp"},
             {.name = "a100-pcie-40gb", .description = "NVIDIA A100 PCIe 40 GB",
              .peak = {.fp32 = tflops(19.5), .fp16 = tflops(78), .tf32_tensor = tflops(156),
                       .fp16_tensor = tflops(312), .bf16_tensor = tflops(312)},
@@ -592,6 +692,13 @@ inline const std::vector<device>& catalog() {
              .compute_capability = cc(8, 9),
              .clock = mhz(1110), .boost_clock = mhz(2520), .tdp_watts = 350, .intra_node_link = pcie4,
              .source = "NVIDIA L40S datasheet (2023, dense figures); base clock from TechPowerUp"},
+            {.name = "rtx-4090", .description = "NVIDIA GeForce RTX 4090 (AD102)",
+             .peak = {.fp32 = fma_peak(16384, 2520), .tf32_tensor = tflops(82.6), .fp16_tensor = tflops(165.2),
+                      .bf16_tensor = tflops(165.2), .fp8_tensor = tflops(330.3)},
+             .memory_bandwidth = gbps(1008), .memory_capacity = gib(24), .sm_count = 128,
+             .compute_capability = cc(8, 9),
+             .clock = mhz(2235), .boost_clock = mhz(2520), .tdp_watts = 450, .intra_node_link = pcie4,
+             .source = "Ada Lovelace whitepaper Appendix A (RTX 4090; tensor rates with FP32 accumulate)"},
 
             // Hopper GH100: FP16 on SIMT at twice FP32. Tensor figures are the datasheets' sparse ones halved.
             {.name = "h100-pcie-80gb", .description = "NVIDIA H100 PCIe 80 GB",
@@ -2152,7 +2259,8 @@ struct kernel_efficiency {
     // its 132 SMs; an H200 (the same SMs, 1.43x the bandwidth) runs them no faster (pytorch-h200/README.md).
     bytes_per_second nchw_strided_per_sm = bytes_per_second_of(13.96e9);
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
-    // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores.
+    // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores. A 5x5
+    // one saves more in proportion (winograd_saving below).
     double winograd_speedup = 1.5;
 };
 
@@ -2331,11 +2439,17 @@ private:
         return d.sm_count ? std::min(b, static_cast<double>(*d.sm_count) * efficiency.nchw_strided_per_sm) : b;
     }
 
+    // Multiplications Winograd's F(2x2, r x r) saves on an r x r filter: 4 r^2 outputs' products in
+    // (r + 1)^2 (Lavin & Gray, CVPR 2016): 2.25x for 3x3, 2.78x for 5x5.
+    static constexpr double winograd_saving(double r) { return 4 * r * r / ((r + 1) * (r + 1)); }
+
     struct kernel_traits {
         bool is_matmul = false;
         gemm_shape shape{};
         double channels = 0;         // the reduction's channels (input channels, per group), 0 if none
-        bool winograd = false;       // a 3x3 stride-1 dense convolution
+        // r of an r x r stride-1 dense convolution that cuDNN runs by Winograd (or FFT) on CUDA cores: 3 or 5
+        // (cuDNN's non-fused Winograd takes both, in all three passes); 0 for any other kernel.
+        double winograd_filter = 0;
         bool transposed = false;     // a convolution transposed around tensor cores in NCHW (not 1x1 stride 1)
         bool normalization = false;  // batch norm (FP32 cost in NCHW)
     };
@@ -2362,9 +2476,9 @@ private:
             gemm_shape shape = by_pass(rows, static_cast<double>(cout), taps * static_cast<double>(cin));
             shape.groups = static_cast<double>(cv->groups);
             const bool unit_stride = cv->stride.h == 1 && cv->stride.w == 1;
-            return {true, shape, static_cast<double>(cin),
-                    cv->kernel.h == 3 && cv->kernel.w == 3 && unit_stride && cv->dilation.h == 1 &&
-                        cv->dilation.w == 1 && cv->groups == 1,
+            const bool winograd = (cv->kernel.h == 3 || cv->kernel.h == 5) && cv->kernel.w == cv->kernel.h &&
+                                  unit_stride && cv->dilation.h == 1 && cv->dilation.w == 1 && cv->groups == 1;
+            return {true, shape, static_cast<double>(cin), winograd ? static_cast<double>(cv->kernel.h) : 0,
                     !(taps == 1 && unit_stride && cv->groups == 1)};
         }
         if (const auto* dc = std::get_if<ops::deconv2d>(&op)) {
@@ -2372,7 +2486,7 @@ private:
             return {true,
                     by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
                             static_cast<double>(l.inputs[0].c())),
-                    static_cast<double>(l.inputs[0].c()), false, true};
+                    static_cast<double>(l.inputs[0].c()), 0, true};
         }
         return {.normalization = std::holds_alternative<ops::batch_norm>(op)};
     }
@@ -2380,8 +2494,9 @@ private:
     // One kernel: the binding resource's time at its class's efficiency, plus its launch. Element-wise
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
     // the input channels fill whole 16-byte loads (8 FP16, 4 TF32, 16 FP8 elements: NVIDIA's Deep Learning
-    // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 convolutions use Winograd
-    // (cuDNN's tensor-core kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core
+    // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 and 5x5 convolutions use
+    // Winograd, 5x5 saving winograd_saving(5) / winograd_saving(3) = 1.23x more (cuDNN's tensor-core kernels
+    // are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core
     // convolutions are transposed.
     layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
         const bool nchw = layout == activation_layout::nchw;
@@ -2399,7 +2514,9 @@ private:
             rate = tensor_pipe ? *tensor * efficiency.tensor_matmul
                                : c.dev.simt_peak_for(c.precision) *
                                      (wide_sm(c.dev) ? efficiency.simt_matmul_wide : efficiency.simt_matmul) *
-                                     (k.winograd ? efficiency.winograd_speedup : 1.0);
+                                     (k.winograd_filter > 0 ? efficiency.winograd_speedup *
+                                                                  winograd_saving(k.winograd_filter) / winograd_saving(3)
+                                                            : 1.0);
             rate *= utilization(k.shape, c.dev);
         }
         layer_time t = detail::roofline_kernel(w, rate, bandwidth, launch_overhead);

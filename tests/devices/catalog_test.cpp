@@ -19,9 +19,11 @@ constexpr double giga = 1e9, tera = 1e12, gib = 1073741824.0;
 const std::vector<std::string> required_names = {
     "paleo:TITAN_X", "paleo:K20", "paleo:K20X", "paleo:K40", "paleo:K80", "paleo:GEFORCE_780_TI",
     "paleo:GEFORCE_750_M", "paleo:CPU_I7", "k20x", "k40", "k80", "m40", "titan-x-maxwell", "titan-x-pascal",
-    "gtx-1080-ti", "p100-pcie-16gb", "p100-sxm2-16gb", "v100-pcie-16gb", "v100-sxm2-16gb", "v100-sxm2-32gb",
-    "v100-sxm3-32gb", "t4", "a10", "a100-pcie-40gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "l4", "l40s",
-    "h100-pcie-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", "b200", "mi250x", "mi300x"};
+    "gtx-1080-ti", "titan-xp", "gtx-1080", "p4", "quadro-p4000", "p100-pcie-16gb", "p100-sxm2-16gb",
+    "v100-pcie-16gb", "v100-sxm2-16gb", "v100-sxm2-32gb", "v100-sxm3-32gb", "v100s-pcie-32gb", "titan-v", "t4",
+    "rtx-2070", "rtx-2080-ti", "quadro-rtx-4000", "titan-rtx", "a10", "rtx-3090", "a40", "rtx-a4000", "a30",
+    "a100-pcie-40gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "l4", "l40s", "rtx-4090", "h100-pcie-80gb",
+    "h100-sxm5-80gb", "h200-sxm-141gb", "b200", "mi250x", "mi300x"};
 
 bool is_paleo(const device& d) { return d.name.rfind("paleo:", 0) == 0; }
 
@@ -128,7 +130,7 @@ TEST_CASE("pipe peaks are ordered: fp32 SIMT < fp16 SIMT, fp32 SIMT <= tf32 < fp
 
 TEST_CASE("the FP32 peak matches SMs x FP32 FLOP per SM per clock x boost clock within 2%") {
     // FLOP per SM (CU) per clock = 2 x FP32 lanes, from each architecture's whitepaper: Kepler SMX 192
-    // lanes, Maxwell/GP102/GA102/Ada/Hopper/Blackwell SM 128, GP100/Volta/Turing/GA100 SM 64, CDNA CU
+    // lanes, Maxwell/GP102/GP104/GA10x/Ada/Hopper/Blackwell SM 128, GP100/Volta/Turing/GA100 SM 64, CDNA CU
     // 64 lanes doing packed FP32 (4 FLOP per lane per clock). B200 and AMD have no boost clock: `clock`.
     const std::pair<const char*, double> flop_per_sm_clock[] = {
         {"k20x", 384},          {"k40", 384},         {"k80", 384},          {"m40", 256},
@@ -136,6 +138,10 @@ TEST_CASE("the FP32 peak matches SMs x FP32 FLOP per SM per clock x boost clock 
         {"p100-sxm2-16gb", 128}, {"v100-pcie-16gb", 128}, {"v100-sxm2-16gb", 128}, {"v100-sxm2-32gb", 128},
         {"v100-sxm3-32gb", 128}, {"t4", 128},           {"a10", 256},          {"a100-pcie-40gb", 128},
         {"a100-sxm4-40gb", 128}, {"a100-sxm4-80gb", 128}, {"l4", 256},          {"l40s", 256},
+        {"titan-xp", 256},      {"gtx-1080", 256},    {"p4", 256},           {"quadro-p4000", 256},
+        {"v100s-pcie-32gb", 128}, {"titan-v", 128},    {"rtx-2070", 128},     {"rtx-2080-ti", 128},
+        {"quadro-rtx-4000", 128}, {"titan-rtx", 128},  {"rtx-3090", 256},     {"a40", 256},
+        {"rtx-a4000", 256},     {"a30", 128},         {"rtx-4090", 256},
         {"h100-pcie-80gb", 256}, {"h100-sxm5-80gb", 256}, {"h200-sxm-141gb", 256}, {"b200", 256},
         {"mi250x", 256},        {"mi300x", 256}};
     CHECK(std::size(flop_per_sm_clock) == required_names.size() - 8);  // every vendor entry
@@ -198,10 +204,13 @@ TEST_CASE("the k80 entry is one GK210 die: half the K80 board") {
 
 TEST_CASE("SM counts agree with Habitat's devices.yml (num_sms from cudaGetDeviceProperties)") {
     // /work/shared/data/habitat/devices.yml and deepview_predict/devices.yml: GTX1080Ti 28, P100 56,
-    // T4 40, V100 80, A100 108, H100 (SXM) 132.
-    const std::pair<const char*, int> habitat[] = {{"gtx-1080-ti", 28},    {"p100-pcie-16gb", 56},
-                                                   {"t4", 40},             {"v100-sxm2-16gb", 80},
-                                                   {"a100-sxm4-40gb", 108}, {"h100-sxm5-80gb", 132}};
+    // T4 40, V100 80, A100 108, H100 (SXM) 132, P4000 14, P4 20, RTX2070 36, RTX2080Ti 68, RTX4000 36,
+    // RTX3090 82, A40 84, A4000 48.
+    const std::pair<const char*, int> habitat[] = {
+        {"gtx-1080-ti", 28}, {"p100-pcie-16gb", 56}, {"t4", 40},          {"v100-sxm2-16gb", 80},
+        {"a100-sxm4-40gb", 108}, {"h100-sxm5-80gb", 132}, {"quadro-p4000", 14}, {"p4", 20},
+        {"rtx-2070", 36},    {"rtx-2080-ti", 68},   {"quadro-rtx-4000", 36}, {"rtx-3090", 82},
+        {"a40", 84},         {"rtx-a4000", 48}};
     for (const auto& entry : habitat) CHECK_MESSAGE(*devices::get(entry.first).sm_count == entry.second, entry.first);
 }
 

@@ -34,7 +34,8 @@ struct kernel_efficiency {
     // its 132 SMs; an H200 (the same SMs, 1.43x the bandwidth) runs them no faster (pytorch-h200/README.md).
     bytes_per_second nchw_strided_per_sm = bytes_per_second_of(13.96e9);
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
-    // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores.
+    // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores. A 5x5
+    // one saves more in proportion (winograd_saving below).
     double winograd_speedup = 1.5;
 };
 
@@ -213,11 +214,17 @@ private:
         return d.sm_count ? std::min(b, static_cast<double>(*d.sm_count) * efficiency.nchw_strided_per_sm) : b;
     }
 
+    // Multiplications Winograd's F(2x2, r x r) saves on an r x r filter: 4 r^2 outputs' products in
+    // (r + 1)^2 (Lavin & Gray, CVPR 2016): 2.25x for 3x3, 2.78x for 5x5.
+    static constexpr double winograd_saving(double r) { return 4 * r * r / ((r + 1) * (r + 1)); }
+
     struct kernel_traits {
         bool is_matmul = false;
         gemm_shape shape{};
         double channels = 0;         // the reduction's channels (input channels, per group), 0 if none
-        bool winograd = false;       // a 3x3 stride-1 dense convolution
+        // r of an r x r stride-1 dense convolution that cuDNN runs by Winograd (or FFT) on CUDA cores: 3 or 5
+        // (cuDNN's non-fused Winograd takes both, in all three passes); 0 for any other kernel.
+        double winograd_filter = 0;
         bool transposed = false;     // a convolution transposed around tensor cores in NCHW (not 1x1 stride 1)
         bool normalization = false;  // batch norm (FP32 cost in NCHW)
     };
@@ -244,9 +251,9 @@ private:
             gemm_shape shape = by_pass(rows, static_cast<double>(cout), taps * static_cast<double>(cin));
             shape.groups = static_cast<double>(cv->groups);
             const bool unit_stride = cv->stride.h == 1 && cv->stride.w == 1;
-            return {true, shape, static_cast<double>(cin),
-                    cv->kernel.h == 3 && cv->kernel.w == 3 && unit_stride && cv->dilation.h == 1 &&
-                        cv->dilation.w == 1 && cv->groups == 1,
+            const bool winograd = (cv->kernel.h == 3 || cv->kernel.h == 5) && cv->kernel.w == cv->kernel.h &&
+                                  unit_stride && cv->dilation.h == 1 && cv->dilation.w == 1 && cv->groups == 1;
+            return {true, shape, static_cast<double>(cin), winograd ? static_cast<double>(cv->kernel.h) : 0,
                     !(taps == 1 && unit_stride && cv->groups == 1)};
         }
         if (const auto* dc = std::get_if<ops::deconv2d>(&op)) {
@@ -254,7 +261,7 @@ private:
             return {true,
                     by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
                             static_cast<double>(l.inputs[0].c())),
-                    static_cast<double>(l.inputs[0].c()), false, true};
+                    static_cast<double>(l.inputs[0].c()), 0, true};
         }
         return {.normalization = std::holds_alternative<ops::batch_norm>(op)};
     }
@@ -262,8 +269,9 @@ private:
     // One kernel: the binding resource's time at its class's efficiency, plus its launch. Element-wise
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
     // the input channels fill whole 16-byte loads (8 FP16, 4 TF32, 16 FP8 elements: NVIDIA's Deep Learning
-    // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 convolutions use Winograd
-    // (cuDNN's tensor-core kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core
+    // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 and 5x5 convolutions use
+    // Winograd, 5x5 saving winograd_saving(5) / winograd_saving(3) = 1.23x more (cuDNN's tensor-core kernels
+    // are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core
     // convolutions are transposed.
     layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
         const bool nchw = layout == activation_layout::nchw;
@@ -281,7 +289,9 @@ private:
             rate = tensor_pipe ? *tensor * efficiency.tensor_matmul
                                : c.dev.simt_peak_for(c.precision) *
                                      (wide_sm(c.dev) ? efficiency.simt_matmul_wide : efficiency.simt_matmul) *
-                                     (k.winograd ? efficiency.winograd_speedup : 1.0);
+                                     (k.winograd_filter > 0 ? efficiency.winograd_speedup *
+                                                                  winograd_saving(k.winograd_filter) / winograd_saving(3)
+                                                            : 1.0);
             rate *= utilization(k.shape, c.dev);
         }
         layer_time t = detail::roofline_kernel(w, rate, bandwidth, launch_overhead);
