@@ -351,6 +351,26 @@ TEST_CASE("kernel: utilization of a GEMM, by hand") {
     CHECK(k.utilization({1, 1, 1, 1}, test_device()) == 1);
 }
 
+TEST_CASE("kernel: a split-K GEMM writes its partial products and reads them back") {
+    network net;
+    net.add("data", ops::input{tensor_shape::features(1760)});
+    net.add("fc", ops::dense{.outputs = 1760}, {"data"});
+    device dev = test_device();  // 1 TFLOP/s on 64-lane SMs (0.94), 1e11 B/s
+    dev.sm_count = 80;
+    const cost::kernel k{};
+    // Batch 128: the forward GEMM is 128 x 1760 x 1760, 14 tiles of 128 split 5 ways on 80 SMs (utilization
+    // 0.859375, as in the case above). 2 * 1760 * 1760 * 128 + 128 * 1760 (bias) = 793,210,880 FLOPs, then
+    // 5 FP32 partials of 128 x 1760 (4,505,600 B) written and read back at 0.8e11 B/s.
+    CHECK(k.plan({128, 1760, 1760, 1}, dev).split == 5);
+    CHECK(close(cost_of(k, net, "fc", pass::forward, dev, 128).total().value(),
+                793'210'880 / (0.94e12 * 0.859375) + 5e-6 + 2 * 4'505'600 / 0.8e11));
+    // On 14 SMs the 14 tiles are one whole wave: no split, and only the multiplications.
+    dev.sm_count = 14;
+    CHECK(k.plan({128, 1760, 1760, 1}, dev).split == 1);
+    CHECK(close(cost_of(k, net, "fc", pass::forward, dev, 128).total().value(),
+                793'210'880 / (0.94e12 * 1760.0 * 128 / (14 * 128 * 128)) + 5e-6));
+}
+
 TEST_CASE("kernel: tensor cores for aligned channels in half precision, CUDA cores otherwise") {
     const device& v100 = devices::get("v100-sxm2-16gb");  // 15.7 FP32, 31.4 FP16 SIMT, 125 FP16 tensor TFLOP/s
     network net;

@@ -2343,23 +2343,28 @@ struct kernel {
         return t;
     }
 
-    // The fraction of the machine a GEMM of this shape keeps busy under the better of two launch
-    // configurations: output tiles of `tile` or tile/2 square (CUTLASS's large and small threadblock tiles;
-    // tile quantization: a 16-wide matrix wastes most of a 64-wide tile), in whole waves over the SMs
-    // (1.2 waves cost 2); a grid smaller than one wave splits the reduction over the idle SMs (cuBLAS and
-    // cuDNN's split-K; weight gradients reduce over the whole batch). Either configuration's time
-    // (waves x k / split) grows with m, n and k, so the better one's does too. 1 without an SM count.
-    double utilization(const gemm_shape& g, const device& dev) const {
-        if (!dev.sm_count || g.m <= 0 || g.n <= 0) return 1;
+    // How a GEMM of this shape is launched, under the better of two configurations: output tiles of `tile`
+    // or tile/2 square (CUTLASS's large and small threadblock tiles; tile quantization: a 16-wide matrix
+    // wastes most of a 64-wide tile), in whole waves over the SMs (1.2 waves cost 2); a grid smaller than one
+    // wave splits the reduction over the idle SMs (cuBLAS and cuDNN's split-K; weight gradients reduce over
+    // the whole batch). Either configuration's time (waves x k / split) grows with m, n and k, so the better
+    // one's does too. Utilization 1 and no split without an SM count.
+    struct launch_plan {
+        double utilization = 1;  // the fraction of the machine kept busy
+        double split = 1;        // slices of the reduction, each on SMs of its own
+    };
+    double utilization(const gemm_shape& g, const device& dev) const { return plan(g, dev).utilization; }
+    launch_plan plan(const gemm_shape& g, const device& dev) const {
+        if (!dev.sm_count || g.m <= 0 || g.n <= 0) return {};
         const double sms = *dev.sm_count;
-        double best = 0;
+        launch_plan best{0, 1};
         for (const double t : {tile, tile / 2}) {
             const double tm = std::ceil(g.m / t), tn = std::ceil(g.n / t);
             const double filled = g.m * g.n / (tm * tn * t * t);
             const double grid = g.groups * tm * tn;
             const double split = std::max(1.0, std::floor(sms / grid));
             const double tiles = grid * split;
-            best = std::max(best, filled * tiles / (std::ceil(tiles / sms) * sms));
+            if (const double u = filled * tiles / (std::ceil(tiles / sms) * sms); u > best.utilization) best = {u, split};
         }
         return best;
     }
@@ -2491,7 +2496,8 @@ private:
         return {.normalization = std::holds_alternative<ops::batch_norm>(op)};
     }
 
-    // One kernel: the binding resource's time at its class's efficiency, plus its launch. Element-wise
+    // One kernel: the binding resource's time at its class's efficiency, plus its launch, plus a split-K
+    // GEMM's partial products written and read back in FP32 after its multiplications. Element-wise
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
     // the input channels fill whole 16-byte loads (8 FP16, 4 TF32, 16 FP8 elements: NVIDIA's Deep Learning
     // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 and 5x5 convolutions use
@@ -2508,6 +2514,7 @@ private:
         }
         flops_per_second rate = c.dev.peak.fp32;
         bool tensor_pipe = false;
+        launch_plan gemm{};
         if (k.is_matmul) {
             const auto tensor = c.dev.tensor_peak_for(c.precision);
             tensor_pipe = tensor && std::fmod(k.channels * element_bytes(c.precision), 16) == 0;
@@ -2517,9 +2524,17 @@ private:
                                      (k.winograd_filter > 0 ? efficiency.winograd_speedup *
                                                                   winograd_saving(k.winograd_filter) / winograd_saving(3)
                                                             : 1.0);
-            rate *= utilization(k.shape, c.dev);
+            gemm = plan(k.shape, c.dev);
+            rate *= gemm.utilization;
         }
         layer_time t = detail::roofline_kernel(w, rate, bandwidth, launch_overhead);
+        if (gemm.split > 1) {  // split-K: each slice writes its FP32 partial product, read back to sum them
+            const double partials = gemm.split * k.shape.m * k.shape.n * k.shape.groups * 4;
+            layer_time sum = detail::roofline_kernel({0, partials, partials}, rate,
+                                                     c.dev.memory_bandwidth * efficiency.memory, seconds{});
+            sum.kernels = 0;  // within the GEMM's own launch
+            t += sum;
+        }
         if (tensor_pipe && k.transposed && nchw) {
             const double moved = w.bytes_read + w.bytes_written;  // each tensor read once and written once
             t += detail::roofline_kernel({0, moved, moved}, rate, strided_bandwidth(c.dev), launch_overhead);
