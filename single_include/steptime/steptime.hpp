@@ -2260,7 +2260,7 @@ struct kernel_efficiency {
     bytes_per_second nchw_strided_per_sm = bytes_per_second_of(13.96e9);
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
     // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores. A 5x5
-    // one saves more in proportion (winograd_saving below).
+    // one keeps the same share of F(2x2,5x5)'s larger saving (kernel::winograd).
     double winograd_speedup = 1.5;
 };
 
@@ -2448,6 +2448,12 @@ private:
     // (r + 1)^2 (Lavin & Gray, CVPR 2016): 2.25x for 3x3, 2.78x for 5x5.
     static constexpr double winograd_saving(double r) { return 4 * r * r / ((r + 1) * (r + 1)); }
 
+    // The speedup of an r x r filter's Winograd convolution: winograd_speedup for 3x3, and the same share of
+    // F(2x2, r x r)'s saving for 5x5 (1.5 x 2.78 / 2.25 = 1.85x); 1 for r = 0, no Winograd.
+    double winograd(double r) const {
+        return r > 0 ? efficiency.winograd_speedup * winograd_saving(r) / winograd_saving(3) : 1.0;
+    }
+
     struct kernel_traits {
         bool is_matmul = false;
         gemm_shape shape{};
@@ -2501,8 +2507,7 @@ private:
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
     // the input channels fill whole 16-byte loads (8 FP16, 4 TF32, 16 FP8 elements: NVIDIA's Deep Learning
     // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 and 5x5 convolutions use
-    // Winograd, 5x5 saving winograd_saving(5) / winograd_saving(3) = 1.23x more (cuDNN's tensor-core kernels
-    // are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core
+    // Winograd (cuDNN's tensor-core kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core
     // convolutions are transposed.
     layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
         const bool nchw = layout == activation_layout::nchw;
@@ -2521,17 +2526,14 @@ private:
             rate = tensor_pipe ? *tensor * efficiency.tensor_matmul
                                : c.dev.simt_peak_for(c.precision) *
                                      (wide_sm(c.dev) ? efficiency.simt_matmul_wide : efficiency.simt_matmul) *
-                                     (k.winograd_filter > 0 ? efficiency.winograd_speedup *
-                                                                  winograd_saving(k.winograd_filter) / winograd_saving(3)
-                                                            : 1.0);
+                                     winograd(k.winograd_filter);
             gemm = plan(k.shape, c.dev);
             rate *= gemm.utilization;
         }
         layer_time t = detail::roofline_kernel(w, rate, bandwidth, launch_overhead);
         if (gemm.split > 1) {  // split-K: each slice writes its FP32 partial product, read back to sum them
             const double partials = gemm.split * k.shape.m * k.shape.n * k.shape.groups * 4;
-            layer_time sum = detail::roofline_kernel({0, partials, partials}, rate,
-                                                     c.dev.memory_bandwidth * efficiency.memory, seconds{});
+            layer_time sum = detail::roofline_kernel({0, partials, partials}, rate, bandwidth, seconds{});
             sum.kernels = 0;  // within the GEMM's own launch
             t += sum;
         }
