@@ -273,7 +273,7 @@ plan make_plan(const options& o, bool lists) {
     plan p{load_model(o.model), std::move(label), std::move(devs),     std::move(batches),
            std::move(workers),  std::move(comms), std::move(networks), std::move(cost)};
     p.precision = *precision;
-    if (o.gradients) p.gradients = *parse_element_type(*o.gradients);  // CLI::IsMember let only fp32, fp16, bf16 by
+    if (o.gradients) p.gradients = *parse_element_type(*o.gradients);  // CLI::IsMember lets only fp32, fp16, bf16 through
     p.parallel = par;
     p.scale = scale;
     p.overlap_with = ov;
