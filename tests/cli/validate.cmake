@@ -64,3 +64,16 @@ add_test(NAME cli_validate_h100_convolutions COMMAND ${cli} validate
          --data ${validation}/pytorch-h100/conv_calibration.csv --cases ${validation}/pytorch-h100/conv_cases.csv)
 set_tests_properties(cli_validate_h100_convolutions PROPERTIES PASS_REGULAR_EXPRESSION
   "against 2448 published measurements.*h100_conv_fp16_nchw_check +516 .*h100_conv_tf32_nchw_fit +96 +[0-9.]+% +[-+][0-9.]+% +0\n")
+# Held-out published passes (jcjohnson/cnn-benchmarks, Torch + cuDNN 5.1 on three Pascal GPUs and the
+# Maxwell Titan X): every row predicted, and the default model beats paleo-compat on the common rows.
+set(held_out --data ${validation}/cnn-benchmarks/calibration.csv --cases ${validation}/cnn-benchmarks/cases.csv)
+add_test(NAME cli_validate_cnn_benchmarks COMMAND ${cli} validate ${held_out})
+set_tests_properties(cli_validate_cnn_benchmarks PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 70 published measurements.*JCJ-001f +torch_pascal_check +alexnet-caffe:resolution=224 +gtx-1080-ti +4\\.310 .*\ntorch_maxwell +18 +[0-9.]+% +[-+][0-9.]+% +0\ntorch_pascal_check +52 +[0-9.]+% +[-+][0-9.]+% +0\n")
+if(Python3_FOUND)
+  add_test(NAME cli_validate_cnn_benchmarks_beats_paleo_compat
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_beats_baseline.py $<TARGET_FILE:steptime_cli>
+                   ${validation}/cnn-benchmarks/calibration.csv ${validation}/cnn-benchmarks/cases.csv)
+  set_tests_properties(cli_validate_cnn_benchmarks_beats_paleo_compat PROPERTIES PASS_REGULAR_EXPRESSION
+                       "2 categories, kernel better on all")
+endif()
