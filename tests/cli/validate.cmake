@@ -77,3 +77,27 @@ if(Python3_FOUND)
   set_tests_properties(cli_validate_cnn_benchmarks_beats_paleo_compat PROPERTIES PASS_REGULAR_EXPRESSION
                        "2 categories, kernel better on all")
 endif()
+# --anchor: each row from the same quantity measured on another GPU, scaled by the model's ratio (Habitat's
+# anchoring). The anchor device's own rows are skipped; no common row at all is an error.
+add_test(NAME cli_validate_anchored COMMAND ${cli} validate ${held_out} --anchor titan-x-maxwell)
+set_tests_properties(cli_validate_anchored PROPERTIES PASS_REGULAR_EXPRESSION
+  "cost model, anchored on titan-x-maxwell's measurements, against 70 .*JCJ-004f +torch_maxwell .* not predicted: measured on the anchor device\n.*torch_maxwell +0 +- +- +18\ntorch_pascal_check +52 +[0-9.]+% +[-+][0-9.]+% +0\n")
+cli_fails(validate_anchor_without_rows "^steptime: error: --anchor k80: no row of [^\n]*calibration.csv has a measurement of the same quantity on k80"
+          validate ${held_out} --anchor k80)
+cli_fails(validate_anchor_data_alone "^steptime: error: --anchor-data requires --anchor-cases"
+          validate ${held_out} --anchor titan-x-maxwell --anchor-data ${validation}/calibration.csv)
+if(Python3_FOUND)
+  # Every anchored prediction is the anchor's time x the ratio of the direct predictions, and beats the
+  # anchor's time taken unchanged: Maxwell Titan X to three Pascal GPUs, and the H100's steps to the H200.
+  add_test(NAME cli_validate_anchored_cnn_benchmarks
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_anchored.py $<TARGET_FILE:steptime_cli>
+                   ${validation}/cnn-benchmarks/calibration.csv ${validation}/cnn-benchmarks/cases.csv titan-x-maxwell)
+  set_tests_properties(cli_validate_anchored_cnn_benchmarks PROPERTIES PASS_REGULAR_EXPRESSION
+                       "52 rows in 1 categories, anchored better on all")
+  add_test(NAME cli_validate_anchored_h200
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_anchored.py $<TARGET_FILE:steptime_cli>
+                   ${validation}/pytorch-h200/calibration.csv ${validation}/pytorch-h200/cases.csv h100-sxm5-80gb
+                   ${validation}/pytorch-h100/calibration.csv ${validation}/pytorch-h100/cases.csv)
+  set_tests_properties(cli_validate_anchored_h200 PROPERTIES PASS_REGULAR_EXPRESSION
+                       "381 rows in 12 categories, anchored better on all")
+endif()

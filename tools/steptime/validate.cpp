@@ -1,6 +1,8 @@
 // `steptime validate --data FILE.csv --cases FILE.csv`: predicts each published measurement the cases
 // name (io/published_csv.hpp) with the cost model chosen as in `predict`, and reports the signed error of
-// every row and the MAPE and worst error of each category.
+// every row and the MAPE and worst error of each category. With `--anchor DEVICE`, each row is predicted
+// instead from the same quantity measured on DEVICE, times the model's ratio of the two GPUs' times
+// (Habitat's anchored prediction: scale::anchored_ratio).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -11,6 +13,7 @@
 
 #include <steptime/io.hpp>
 #include <steptime/phase_time.hpp>
+#include <steptime/scale/wave_scaling.hpp>
 
 #include "commands.hpp"
 #include "plan.hpp"
@@ -25,11 +28,33 @@ using detail::pad_right;
 struct validate_options {
     std::string data, cases, format = "table";
     bool skip_unsupported = false;  // list the rows the model cannot predict instead of stopping at the first
+    std::string anchor;                      // the device whose measurements anchor the predictions
+    std::string anchor_data, anchor_cases;  // where they are (default: --data and --cases)
     options model;  // --cost-model and the efficiencies, as predict takes them
 };
 
+// Published rows with the directory their cases' relative paths start from.
+struct case_file {
+    std::vector<io::published_case> rows;
+    std::filesystem::path base;
+};
+
+case_file read_cases(const std::string& data, const std::string& cases) {
+    return {io::parse_published_cases(io::read_file(data), data, io::read_file(cases), cases),
+            std::filesystem::path(cases).parent_path()};
+}
+
+// Whether two rows measure the same quantity, on any GPUs: everything but the device, the id, the category
+// and the value agree.
+bool same_quantity(const io::published_case& a, const io::published_case& b) {
+    return a.model == b.model && a.precision == b.precision && a.gpus == b.gpus && a.batch == b.batch &&
+           a.metric == b.metric && a.passes == b.passes && a.link == b.link && a.layout == b.layout &&
+           a.update_rule == b.update_rule && a.gradients == b.gradients;
+}
+
 struct row_result {
     io::published_case c;
+    const io::published_case* anchor = nullptr;  // the measurement it was scaled from (--anchor)
     seconds predicted{};
     double error = 0;      // signed relative: predicted / measured - 1
     std::string skipped{};  // why the row was not predicted (--skip-unsupported)
@@ -80,19 +105,34 @@ std::string percent(double fraction) { return fixed(100 * fraction, 1) + "%"; }
 
 void run_validate(const validate_options& o) {
     (void)make_cost(o.model, std::nullopt);  // the model's options are checked once, before any row
-    const auto cases = io::parse_published_cases(io::read_file(o.data), o.data, io::read_file(o.cases), o.cases);
-    const std::filesystem::path base = std::filesystem::path(o.cases).parent_path();
+    const case_file cases = read_cases(o.data, o.cases);
+    const case_file anchors = o.anchor.empty() || o.anchor_data.empty() ? cases : read_cases(o.anchor_data, o.anchor_cases);
+    const auto anchor_of = [&](const io::published_case& c) -> const io::published_case* {
+        const auto a = std::ranges::find_if(anchors.rows, [&](const auto& m) { return m.device == o.anchor && same_quantity(m, c); });
+        return a == anchors.rows.end() ? nullptr : &*a;
+    };
     std::vector<row_result> rows;
     std::map<std::string, category_summary> categories;
-    std::string cost_name;
-    for (const auto& c : cases) {
-        row_result r{c, {}, 0, {}};
+    for (const auto& c : cases.rows) {
+        row_result r{c};
         auto& s = categories[c.category.empty() ? "uncategorized" : c.category];
         try {
-            r.predicted = predict(c, o, base);
+            if (o.anchor.empty()) {
+                r.predicted = predict(c, o, cases.base);
+            } else if (c.device == o.anchor) {
+                r.skipped = "measured on the anchor device";
+            } else if (r.anchor = anchor_of(c); !r.anchor) {
+                r.skipped = "no measurement of the same quantity on " + o.anchor;
+            } else {
+                r.predicted = scale::anchored_ratio(r.anchor->time, predict(*r.anchor, o, anchors.base), predict(c, o, cases.base));
+            }
         } catch (const error& e) {
-            if (!o.skip_unsupported) throw invalid_argument(o.cases + ": row " + c.id + ": " + e.what());
+            if (!o.skip_unsupported)
+                throw invalid_argument(o.cases + ": row " + c.id + (r.anchor ? " (anchored on " + r.anchor->id + ")" : "") +
+                                       ": " + e.what());
             r.skipped = e.what();
+        }
+        if (!r.skipped.empty()) {
             ++s.skipped;
             rows.push_back(std::move(r));
             continue;
@@ -103,15 +143,21 @@ void run_validate(const validate_options& o) {
         if (std::abs(r.error) > std::abs(s.max_error)) s.max_error = r.error;
         rows.push_back(std::move(r));
     }
+    if (!o.anchor.empty() && std::ranges::none_of(rows, [](const row_result& r) { return r.anchor != nullptr; }))
+        throw invalid_argument("--anchor " + o.anchor + ": no row of " + o.data + " has a measurement of the same quantity on " +
+                               o.anchor + " in " + (o.anchor_data.empty() ? o.data : o.anchor_data) +
+                               " (the same model, precision, batch, metric and case columns; the device as the cases name it)");
     for (auto& [name, s] : categories) s.mape /= static_cast<double>(std::max<std::size_t>(s.rows, 1));
     const std::string model = o.model.cost_model.empty() ? "kernel" : o.model.cost_model;
 
     if (o.format == "json") {
-        nlohmann::ordered_json j{{"cost_model", model}, {"rows", nlohmann::ordered_json::array()},
-                                 {"categories", nlohmann::ordered_json::object()}};
+        nlohmann::ordered_json j{{"cost_model", model}};
+        if (!o.anchor.empty()) j["anchor"] = o.anchor;
+        j.update({{"rows", nlohmann::ordered_json::array()}, {"categories", nlohmann::ordered_json::object()}});
         for (const auto& r : rows) {
             nlohmann::ordered_json row{{"id", r.c.id}, {"category", r.c.category}, {"model", r.c.model},
                                        {"device", r.c.device}, {"measured_ms", r.c.time.value() * 1e3}};
+            if (r.anchor) row.update({{"anchor_id", r.anchor->id}, {"anchor_ms", r.anchor->time.value() * 1e3}});
             if (r.skipped.empty()) {
                 row["predicted_ms"] = r.predicted.value() * 1e3;
                 row["error"] = r.error;
@@ -127,8 +173,9 @@ void run_validate(const validate_options& o) {
         std::cout << j.dump(2) << "\n";
         return;
     }
-    std::cout << "validation of the " << model << " cost model against " << rows.size() << " published measurements ("
-              << o.data << ")\n\n"
+    std::cout << "validation of the " << model << " cost model"
+              << (o.anchor.empty() ? "" : ", anchored on " + o.anchor + "'s measurements,") << " against " << rows.size()
+              << " published measurements (" << o.data << ")\n\n"
               << pad_right("id", 9) << pad_right("category", 21) << pad_right("model", 30) << pad_right("device", 17)
               << pad_left("measured ms", 12) << pad_left("predicted ms", 13) << pad_left("error", 9) << "\n";
     for (const auto& r : rows) {
@@ -162,6 +209,14 @@ void add_validate_command(CLI::App& app) {
     cmd->add_option("--format", o->format, "table or json")->check(CLI::IsMember({"table", "json"}));
     cmd->add_flag("--skip-unsupported", o->skip_unsupported,
                   "list the rows the cost model cannot predict (e.g. paleo-compat and fp16) instead of stopping");
+    auto* anchor = cmd->add_option("--anchor", o->anchor,
+                                   "predict each row from the same quantity measured on this device (the cases' device "
+                                   "column) times the model's ratio of the two devices' times (Habitat's anchoring)");
+    auto* anchor_data = cmd->add_option("--anchor-data", o->anchor_data, "the anchor device's measurements, if not in --data")
+                            ->check(CLI::ExistingFile)->needs(anchor);
+    cmd->add_option("--anchor-cases", o->anchor_cases, "the cases of --anchor-data")
+        ->check(CLI::ExistingFile)->needs(anchor_data);
+    anchor_data->needs("--anchor-cases");
     cmd->add_option("--cost-model", o->model.cost_model, "kernel (default), paleo, paleo-compat or roofline")
         ->check(CLI::IsMember({"kernel", "paleo", "paleo-compat", "roofline"}));
     const auto ppp = CLI::Range(1e-9, 1.0);
