@@ -84,6 +84,11 @@ set_tests_properties(cli_validate_anchored PROPERTIES PASS_REGULAR_EXPRESSION
   "cost model, anchored on titan-x-maxwell's measurements, against 70 .*JCJ-004f +torch_maxwell .* not predicted: measured on the anchor device\n.*torch_maxwell +0 +- +- +18\ntorch_pascal_check +52 +[0-9.]+% +[-+][0-9.]+% +0\n")
 cli_fails(validate_anchor_without_rows "^steptime: error: --anchor k80: no row of [^\n]*calibration.csv has a measurement of the same quantity on k80"
           validate ${held_out} --anchor k80)
+set(two_anchors ${CMAKE_CURRENT_BINARY_DIR}/two-anchors-cases.csv)
+file(WRITE ${two_anchors} "id,model,device\nJCJ-001f,alexnet-caffe:resolution=224,gtx-1080-ti\n"
+     "JCJ-004f,alexnet-caffe:resolution=224,titan-x-maxwell\nJCJ-019f,alexnet-caffe:resolution=224,titan-x-maxwell\n")
+cli_fails(validate_two_anchors "^steptime: error: [^\n]*two-anchors-cases.csv: row JCJ-001f: rows JCJ-004f and JCJ-019f both measure its quantity on titan-x-maxwell"
+          validate --data ${validation}/cnn-benchmarks/calibration.csv --cases ${two_anchors} --anchor titan-x-maxwell)
 cli_fails(validate_anchor_data_alone "^steptime: error: --anchor-data requires --anchor-cases"
           validate ${held_out} --anchor titan-x-maxwell --anchor-data ${validation}/calibration.csv)
 if(Python3_FOUND)

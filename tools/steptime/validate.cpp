@@ -57,7 +57,7 @@ struct row_result {
     const io::published_case* anchor = nullptr;  // the measurement it was scaled from (--anchor)
     seconds predicted{};
     double error = 0;      // signed relative: predicted / measured - 1
-    std::string skipped{};  // why the row was not predicted (--skip-unsupported)
+    std::string skipped{};  // why the row was not predicted (--skip-unsupported, --anchor)
 };
 
 seconds predict(const io::published_case& c, const validate_options& o, const std::filesystem::path& base) {
@@ -107,9 +107,15 @@ void run_validate(const validate_options& o) {
     (void)make_cost(o.model, std::nullopt);  // the model's options are checked once, before any row
     const case_file cases = read_cases(o.data, o.cases);
     const case_file anchors = o.anchor.empty() || o.anchor_data.empty() ? cases : read_cases(o.anchor_data, o.anchor_cases);
+    // The one anchor row of c's quantity, if any; two would leave the choice to the files' order.
     const auto anchor_of = [&](const io::published_case& c) -> const io::published_case* {
-        const auto a = std::ranges::find_if(anchors.rows, [&](const auto& m) { return m.device == o.anchor && same_quantity(m, c); });
-        return a == anchors.rows.end() ? nullptr : &*a;
+        const auto matches = [&](const io::published_case& m) { return m.device == o.anchor && same_quantity(m, c); };
+        const auto a = std::ranges::find_if(anchors.rows, matches);
+        if (a == anchors.rows.end()) return nullptr;
+        if (const auto b = std::find_if(std::next(a), anchors.rows.end(), matches); b != anchors.rows.end())
+            throw invalid_argument("rows " + a->id + " and " + b->id + " both measure its quantity on " + o.anchor +
+                                   ": anchoring needs one (keep one, or tell them apart in the cases' columns)");
+        return &*a;
     };
     std::vector<row_result> rows;
     std::map<std::string, category_summary> categories;
