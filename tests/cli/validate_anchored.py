@@ -7,6 +7,8 @@ import math
 import subprocess
 import sys
 
+from mape_compare import categories_not_better
+
 cli, data, cases, anchor = sys.argv[1:5]
 anchor_files = sys.argv[5:7]
 
@@ -35,12 +37,7 @@ for r in anchored:
     if not math.isclose(r["predicted_ms"], expected, rel_tol=1e-9):
         sys.exit(f"{r['id']}: anchored {r['predicted_ms']} ms, expected {expected} ms")
     errors.setdefault(r["category"], []).append((abs(r["error"]), abs(r["anchor_ms"] / r["measured_ms"] - 1)))
-worse = []
-for category, pairs in sorted(errors.items()):
-    scaled, unchanged = (sum(p[i] for p in pairs) / len(pairs) for i in (0, 1))
-    print(f"{category}: {len(pairs)} rows, MAPE anchored {scaled:.1%}, the anchor's time unchanged {unchanged:.1%}")
-    if not scaled < unchanged:
-        worse.append(category)
+worse = categories_not_better(errors, "anchored", "the anchor's time unchanged")
 if worse:
     sys.exit(f"anchoring no better than the anchor's time unchanged on {worse}")
 print(f"{len(anchored)} rows in {len(errors)} categories, anchored better on all")

@@ -5,6 +5,8 @@ import json
 import subprocess
 import sys
 
+from mape_compare import categories_not_better
+
 cli, data, cases = sys.argv[1:4]
 
 
@@ -20,12 +22,7 @@ errors = {}
 for rid, t in theirs.items():
     if "error" in t and "error" in ours[rid]:
         errors.setdefault(t["category"], []).append((abs(ours[rid]["error"]), abs(t["error"])))
-worse = []
-for category, pairs in sorted(errors.items()):
-    mine, base = (sum(p[i] for p in pairs) / len(pairs) for i in (0, 1))
-    print(f"{category}: {len(pairs)} common rows, MAPE kernel {mine:.1%}, paleo-compat {base:.1%}")
-    if not mine < base:
-        worse.append(category)
+worse = categories_not_better(errors, "kernel", "paleo-compat", "common rows")
 categories = {r["category"] for r in ours.values()}
 if worse or set(errors) != categories:
     sys.exit(f"kernel not better on {worse}, or categories without common rows: {categories - set(errors)}")
