@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,7 +107,9 @@ std::string percent(double fraction) { return fixed(100 * fraction, 1) + "%"; }
 void run_validate(const validate_options& o) {
     (void)make_cost(o.model, std::nullopt);  // the model's options are checked once, before any row
     const case_file cases = read_cases(o.data, o.cases);
-    const case_file anchors = o.anchor.empty() || o.anchor_data.empty() ? cases : read_cases(o.anchor_data, o.anchor_cases);
+    const std::optional<case_file> anchor_file =
+        o.anchor_data.empty() ? std::nullopt : std::optional(read_cases(o.anchor_data, o.anchor_cases));
+    const case_file& anchors = anchor_file ? *anchor_file : cases;
     // The one anchor row of c's quantity, if any; two would leave the choice to the files' order.
     const auto anchor_of = [&](const io::published_case& c) -> const io::published_case* {
         const auto matches = [&](const io::published_case& m) { return m.device == o.anchor && same_quantity(m, c); };
@@ -116,6 +119,11 @@ void run_validate(const validate_options& o) {
             throw invalid_argument("rows " + a->id + " and " + b->id + " both measure its quantity on " + o.anchor +
                                    ": anchoring needs one (keep one, or tell them apart in the cases' columns)");
         return &*a;
+    };
+    std::map<const io::published_case*, seconds> anchor_predictions;  // an anchor row may anchor several rows
+    const auto predicted_anchor = [&](const io::published_case* a) {
+        if (const auto at = anchor_predictions.find(a); at != anchor_predictions.end()) return at->second;
+        return anchor_predictions[a] = predict(*a, o, anchors.base);
     };
     std::vector<row_result> rows;
     std::map<std::string, category_summary> categories;
@@ -130,7 +138,7 @@ void run_validate(const validate_options& o) {
             } else if (r.anchor = anchor_of(c); !r.anchor) {
                 r.skipped = "no measurement of the same quantity on " + o.anchor;
             } else {
-                r.predicted = scale::anchored_ratio(r.anchor->time, predict(*r.anchor, o, anchors.base), predict(c, o, cases.base));
+                r.predicted = scale::anchored_ratio(r.anchor->time, predicted_anchor(r.anchor), predict(c, o, cases.base));
             }
         } catch (const error& e) {
             if (!o.skip_unsupported)
