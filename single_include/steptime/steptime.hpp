@@ -648,19 +648,21 @@ inline const std::vector<device>& catalog() {
              .source = "Ampere GA102 whitepaper Table 9 (RTX 3090; FP16 tensor with FP32 accumulate 71); "
                        "base clock also in Habitat's devices.yml"},
             {.name = "rtx-3070", .description = "NVIDIA GeForce RTX 3070 (GA104)",
-             .peak = {.fp32 = fma_peak(5888, 1725), .tf32_tensor = tflops(20.3),
-                      .fp16_tensor = tflops(40.6), .bf16_tensor = tflops(40.6)},  // 46 SMs x 512 x 1725 MHz
+             .peak = {.fp32 = fma_peak(5888, 1725), .tf32_tensor = fma_peak(5888, 1725),
+                      .fp16_tensor = fma_peak(2 * 5888, 1725), .bf16_tensor = fma_peak(2 * 5888, 1725)},
              .memory_bandwidth = gbps(448), .memory_capacity = gib(8), .sm_count = 46,
              .compute_capability = cc(8, 6),
              .clock = mhz(1500), .boost_clock = mhz(1725), .tdp_watts = 220, .intra_node_link = pcie4,
-             .source = "Ampere GA102 whitepaper Appendix A (RTX 3070; FP16 tensor with FP32 accumulate 40.6)"},
+             .source = "Ampere GA102 whitepaper Appendix A (RTX 3070: TF32 tensor 20.3 TFLOPS, the FP32 rate; FP16 "
+                       "tensor with FP32 accumulate 40.6, twice it)"},
             {.name = "rtx-3080", .description = "NVIDIA GeForce RTX 3080 10 GB (GA102)",
-             .peak = {.fp32 = fma_peak(8704, 1710), .tf32_tensor = tflops(29.8),
-                      .fp16_tensor = tflops(59.5), .bf16_tensor = tflops(59.5)},  // 68 SMs x 512 x 1710 MHz
+             .peak = {.fp32 = fma_peak(8704, 1710), .tf32_tensor = fma_peak(8704, 1710),
+                      .fp16_tensor = fma_peak(2 * 8704, 1710), .bf16_tensor = fma_peak(2 * 8704, 1710)},
              .memory_bandwidth = gbps(760), .memory_capacity = gib(10), .sm_count = 68,
              .compute_capability = cc(8, 6),
              .clock = mhz(1440), .boost_clock = mhz(1710), .tdp_watts = 320, .intra_node_link = pcie4,
-             .source = "Ampere GA102 whitepaper Table 9 (RTX 3080; FP16 tensor with FP32 accumulate 59.5)"},
+             .source = "Ampere GA102 whitepaper Table 9 (RTX 3080: TF32 tensor 29.8 TFLOPS, the FP32 rate; FP16 "
+                       "tensor with FP32 accumulate 59.5, twice it)"},
             {.name = "a40", .description = "NVIDIA A40 (GA102, 300 W)",
              .peak = {.fp32 = tflops(37.4), .tf32_tensor = tflops(74.8), .fp16_tensor = tflops(149.7),
                       .bf16_tensor = tflops(149.7)},

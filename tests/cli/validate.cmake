@@ -77,12 +77,12 @@ if(Python3_FOUND)
   set_tests_properties(cli_validate_cnn_benchmarks_beats_paleo_compat PROPERTIES PASS_REGULAR_EXPRESSION
                        "2 categories, kernel better on all")
 endif()
-# Held-out published training steps (Lambda's ResNet-50 logs on ten GPUs): every row predicted, the first
+# Held-out published training steps (Lambda's ResNet-50 logs on seventeen GPUs): every row predicted, the first
 # row's step 100 images / 195.78 images/s = 510.777 ms.
 add_test(NAME cli_validate_lambda_resnet50 COMMAND ${cli} validate --data ${validation}/lambda-resnet50/calibration.csv
          --cases ${validation}/lambda-resnet50/cases.csv)
 set_tests_properties(cli_validate_lambda_resnet50 PROPERTIES PASS_REGULAR_EXPRESSION
-  "against 18 published measurements.*LRN-001 +dle_cudnn7_fp32 +resnet50 +gtx-1080-ti +510\\.777 .*\ndle_ampere_fp16 +5 .*\ndle_ampere_tf32 +5 .*\ndle_cudnn7_fp16 +5 .*\ndle_cudnn7_fp32 +3 +[0-9.]+% +[-+][0-9.]+% +0\n")
+  "against 38 published measurements.*LRN-001 +dle_cudnn7_fp32 +resnet50 +gtx-1080-ti +510\\.777 .*\ndle_ampere_fp16 +13 .*\ndle_ampere_tf32 +9 .*\ndle_cudnn7_fp16 +10 .*\ndle_cudnn7_fp32 +6 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # --anchor: each row from the same quantity measured on another GPU, scaled by the model's ratio (Habitat's
 # anchoring). The anchor device's own rows are skipped; no common row at all is an error.
 add_test(NAME cli_validate_anchored COMMAND ${cli} validate ${held_out} --anchor titan-x-maxwell)
