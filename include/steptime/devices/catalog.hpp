@@ -259,8 +259,8 @@ inline const std::vector<device>& catalog() {
              .clock = mhz(1395), .boost_clock = mhz(1770), .tdp_watts = 295, .intra_node_link = pcie3,
              .source = "NVIDIA Quadro RTX 8000 datasheet (2018); clocks from TechPowerUp"},
 
-            // Ampere. GA102/GA104 (A10, GeForce RTX 30, A40, RTX A4000-A6000) run FP16 on SIMT at the FP32 rate; GA100 (A100,
-            // A30) at 4x.
+            // Ampere. GA102/GA104 (A10, GeForce RTX 30, A40, RTX A4000-A6000) run FP16 on SIMT at the FP32 rate;
+            // GA100 (A100, A30) at 4x.
             {.name = "a10", .description = "NVIDIA A10 (GA102, 150 W)",
              .peak = {.fp32 = tflops(31.2), .tf32_tensor = tflops(62.5), .fp16_tensor = tflops(125),
                       .bf16_tensor = tflops(125)},
@@ -309,7 +309,7 @@ inline const std::vector<device>& catalog() {
                        "as on A40); clocks from TechPowerUp and Habitat's devices.yml"},
             {.name = "rtx-a5000", .description = "NVIDIA RTX A5000 (GA102)",
              .peak = {.fp32 = fma_peak(8192, 1695), .tf32_tensor = tflops(222.2 / 4), .fp16_tensor = tflops(222.2 / 2),
-                      .bf16_tensor = tflops(222.2 / 2)},  // 64 SMs x 512 x 1695 MHz
+                      .bf16_tensor = tflops(222.2 / 2)},
              .memory_bandwidth = gbps(768), .memory_capacity = gib(24), .sm_count = 64,
              .compute_capability = cc(8, 6),
              .clock = mhz(1170), .boost_clock = mhz(1695), .tdp_watts = 230, .intra_node_link = pcie4,
@@ -317,7 +317,7 @@ inline const std::vector<device>& catalog() {
                        "as on A40); clocks from TechPowerUp"},
             {.name = "rtx-a6000", .description = "NVIDIA RTX A6000 (GA102)",
              .peak = {.fp32 = fma_peak(10752, 1800), .tf32_tensor = tflops(309.7 / 4), .fp16_tensor = tflops(309.7 / 2),
-                      .bf16_tensor = tflops(309.7 / 2)},  // 84 SMs x 512 x 1800 MHz
+                      .bf16_tensor = tflops(309.7 / 2)},
              .memory_bandwidth = gbps(768), .memory_capacity = gib(48), .sm_count = 84,
              .compute_capability = cc(8, 6),
              .clock = mhz(1410), .boost_clock = mhz(1800), .tdp_watts = 300, .intra_node_link = pcie4,
