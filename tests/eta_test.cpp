@@ -208,6 +208,9 @@ TEST_CASE("eta: bad input") {
     CHECK(contains(msg(samples({{0, 0}, {10, 1}, {10, 2}}), 10, 100), "iterations must increase"));
     CHECK(contains(msg(samples({{0, 0}, {10, 1}, {20, 0.5}}), 20, 100), "times must not decrease"));
     CHECK(contains(msg(samples({{0, 0}, {10, std::nan("")}}), 10, 100), "non-finite time"));
+    // 1e300 s per iteration, 1e9 iterations left: 1e309 s overflows a double (a fuzzed Keras log's times).
+    CHECK(contains(msg(samples({{0, 0}, {1, 1e300}, {2, 2e300}, {3, 3e300}}), 3, 1'000'000'000, {.warmup = 0}),
+                   "progress times too large for an estimate"));
     // Two intervals, one of them warm-up: one left.
     CHECK(contains(msg(samples({{0, 0}, {10, 1}, {20, 2}}), 20, 100), "1 interval(s) after dropping 1 of warm-up"));
     // No time passed.

@@ -5,6 +5,7 @@
 // by their test file and not repeated. Also replays the fuzzers' regression inputs (fuzz/regressions/).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -762,7 +763,11 @@ TEST_CASE("fuzz regressions: every input found by the fuzzers is read, or refuse
         const std::string text = io::read_file(f);
         for (const auto format : {io::progress_format::automatic, io::progress_format::simple, io::progress_format::tqdm,
                                   io::progress_format::keras})
-            try { (void)io::parse_progress_log(text, f.string(), format); } catch (const steptime::error&) {}
+            try {  // and the estimate of what is read
+                const io::progress_log log = io::parse_progress_log(text, f.string(), format);
+                if (log.samples.size() >= 3)
+                    (void)estimate_eta(log.samples, log.position, log.total.value_or(std::max<std::int64_t>(log.position, 1'000'000'000)));
+            } catch (const steptime::error&) {}
         ++replayed;
     }
     CHECK(replayed >= 11);  // the 11 PALEO JSON inputs fixed with this file (fuzz/regressions/paleo_json)

@@ -2180,7 +2180,8 @@ struct eta_interval {
 
 // The estimate for a job of `total` iterations that has finished `done` (at least the last sample's iteration:
 // a log may show progress past its last timed line). Throws invalid_argument on samples out of order, on
-// non-finite times, and when fewer than 2 intervals are left after warm-up.
+// non-finite times, when fewer than 2 intervals are left after warm-up, and when the times are so large that
+// the estimate overflows.
 inline eta_estimate estimate_eta(std::span<const progress_sample> samples, std::int64_t done, std::int64_t total,
                                  const eta_options& opt = {}) {
     if (opt.window < 2) throw invalid_argument("window of " + std::to_string(opt.window) + " intervals, expected at least 2");
@@ -2267,6 +2268,11 @@ inline eta_estimate estimate_eta(std::span<const progress_sample> samples, std::
     e.remaining_high = seconds_of(left * mean + half);
     e.remaining_with_pauses = seconds_of(left * window_dt / window_n);
     e.window_iterations = static_cast<std::int64_t>(n);
+    for (const seconds& t : {e.per_iteration, e.per_iteration_spread, e.remaining, e.remaining_low, e.remaining_high,
+                            e.remaining_with_pauses})
+        if (!std::isfinite(t.value()))
+            throw invalid_argument("progress times too large for an estimate (the time per iteration, its spread or "
+                                   "the time left overflows); expected times a clock could show");
     return e;
 }
 
