@@ -111,4 +111,9 @@ if(Python3_FOUND)
                    ${validation}/pytorch-h100/calibration.csv ${validation}/pytorch-h100/cases.csv)
   set_tests_properties(cli_validate_anchored_h200 PROPERTIES PASS_REGULAR_EXPRESSION
                        "381 rows in 12 categories, anchored better on all")
+  # predict --anchor: the same formula in every output format, and validate --anchor's number for one row.
+  add_test(NAME cli_predict_anchored
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/predict_anchored.py $<TARGET_FILE:steptime_cli>
+                   ${validation}/cnn-benchmarks)
+  set_tests_properties(cli_predict_anchored PROPERTIES PASS_REGULAR_EXPRESSION "forward pass [0-9.]+ ms as validate's")
 endif()

@@ -8,11 +8,13 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <steptime/io.hpp>
 
 #include "commands.hpp"
+#include "parse.hpp"
 #include "plan.hpp"
 #include "sweep.hpp"
 
@@ -89,9 +91,44 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
     }
 }
 
+// `--anchor DEVICE=TIME`: a time measured on DEVICE for the same configuration, carried to this device by the
+// model's ratio of its two predictions (Habitat's anchoring, scale::anchored_ratio), which cancels the
+// model's bias for the network.
+struct anchored_time {
+    std::string device;  // where `measured` was taken
+    seconds measured, model_there, model_here;
+    seconds time;  // measured x model_here / model_there
+};
+
+// `here` is this device's prediction; `there(dev)` predicts the same on another device.
+template <class Predict>
+std::optional<anchored_time> anchored(const std::optional<std::string>& text, seconds here, Predict there) {
+    if (!text) return std::nullopt;
+    auto [dev, measured] = parse_device_time(*text, "--anchor");
+    try {
+        const seconds model_there = there(load_device(dev));
+        return anchored_time{std::move(dev), measured, model_there, here, scale::anchored_ratio(measured, model_there, here)};
+    } catch (const error& e) {  // the device's file or name, or its prediction
+        throw invalid_argument("--anchor '" + *text + "': " + e.what());
+    }
+}
+
+// The anchored time in the table's words, labelled `what` ("step" or "total").
+void write_anchored(std::ostream& out, const anchored_time& a, std::string_view what) {
+    using detail::ms;
+    out << detail::pad_right("anchored " + std::string(what), 15) << detail::pad_left(ms(a.time), 12) << " ms   ("
+        << ms(a.measured) << " ms measured on " << a.device << " x " << detail::fixed(a.model_here / a.model_there, 4)
+        << ", the model's " << ms(a.model_here) << " ms here over its " << ms(a.model_there) << " ms there)\n";
+}
+
+nlohmann::ordered_json to_json(const anchored_time& a) {
+    return {{"device", a.device}, {"measured_s", a.measured.value()}, {"model_there_s", a.model_there.value()},
+            {"model_here_s", a.model_here.value()}, {"time_s", a.time.value()}};
+}
+
 // `predict --phase`: the chosen passes of one worker, per layer and in total, without the weight update
 // (a kernel benchmark's time).
-void predict_phases(const plan& p, const options& o, const std::string& phase) {
+void predict_phases(const plan& p, const options& o, const std::string& phase, const std::optional<std::string>& anchor) {
     using namespace detail;
     const auto passes = parse_phases(phase);
     if (!passes)
@@ -100,8 +137,11 @@ void predict_phases(const plan& p, const options& o, const std::string& phase) {
     if (p.parallel != parallelism::data || p.workers.front() != 1)
         throw invalid_argument("--phase times the passes on one device: leave out --workers and --parallelism");
     const estimate_options opt{p.batches.front(), p.precision};
-    const phase_estimate e = std::visit(
-        [&](const auto& model) { return estimate_phases(p.net, p.devices.front(), model, *passes, opt); }, p.cost);
+    const auto on = [&](const device& dev) {
+        return std::visit([&](const auto& model) { return estimate_phases(p.net, dev, model, *passes, opt); }, p.cost);
+    };
+    const phase_estimate e = on(p.devices.front());
+    const auto a = anchored(anchor, e.total.total(), [&](const device& dev) { return on(dev).total.total(); });
     const double seconds_total = e.total.total().value();
     const double rate = seconds_total > 0 ? e.total.work.value() / seconds_total : 0;  // achieved FLOP/s
     if (o.format == "json") {
@@ -120,6 +160,7 @@ void predict_phases(const plan& p, const options& o, const std::string& phase) {
         for (const auto& l : e.layers)
             layers.push_back({{"name", l.name}, {"op", l.op}, {"flops", l.time.work.value()},
                               {"bytes", l.time.traffic.value()}, {"time_s", l.time.total().value()}});
+        if (a) j["anchored"] = to_json(*a);
         std::cout << j.dump(2) << "\n";
     } else if (o.format == "csv") {
         std::cout << "model,device,batch,cost_model,phase,layer,op,flops,bytes,time_s\n";
@@ -130,6 +171,9 @@ void predict_phases(const plan& p, const options& o, const std::string& phase) {
         };
         for (const auto& l : e.layers) row(l.name, l.op, l.time);
         row("(total)", "", e.total);
+        if (a)
+            std::cout << csv_field(e.model) << "," << csv_field(e.device) << "," << e.batch << "," << e.cost_model << ","
+                      << to_string(e.passes) << ",(anchored),,,," << exact(a->time.value()) << "\n";
     } else {
         std::cout << e.model << " on " << e.device << ", batch " << e.batch << ", " << to_string(e.precision) << ", "
                   << e.cost_model << " cost model, " << to_string(e.passes) << " (no weight update)\n\n";
@@ -144,17 +188,31 @@ void predict_phases(const plan& p, const options& o, const std::string& phase) {
         std::cout << "\n" << pad_right("total", w) << "  " << pad_right("", 12) << pad_left(fixed(e.total.work.value(), 0), 18)
                   << pad_left(fixed(e.total.traffic.value(), 0), 16) << pad_left(ms(e.total.total()), 12) << "   ("
                   << fixed(rate / 1e12, 2) << " TFLOP/s)\n";
+        if (a) write_anchored(std::cout, *a, "total");
     }
 }
 
-void predict(const options& o, const std::optional<std::string>& phase) {
+void predict(const options& o, const std::optional<std::string>& phase, const std::optional<std::string>& anchor) {
     const plan p = make_plan(o, /*lists=*/false);
-    if (phase) return predict_phases(p, o, *phase);
-    const step_estimate e = p.run(p.devices.front(), p.comm_model(p.comms.front(), p.networks.front()),
-                                  p.workers.front(), p.batches.front());
-    if (o.format == "json") std::cout << to_json(p, e).dump(2) << "\n";
-    else if (o.format == "csv") write_csv(std::cout, e);
-    else write_parallel_table(std::cout, p, e);
+    if (phase) return predict_phases(p, o, *phase, anchor);
+    const auto on = [&](const device& dev) {
+        return p.run(dev, p.comm_model(p.comms.front(), p.networks.front()), p.workers.front(), p.batches.front());
+    };
+    const step_estimate e = on(p.devices.front());
+    const auto a = anchored(anchor, e.total, [&](const device& dev) { return on(dev).total; });
+    if (o.format == "json") {
+        auto j = to_json(p, e);
+        if (a) j["anchored"] = to_json(*a);
+        std::cout << j.dump(2) << "\n";
+    } else if (o.format == "csv") {
+        write_csv(std::cout, e);
+        if (a)
+            std::cout << detail::csv_field(e.model) << "," << detail::csv_field(e.device) << "," << e.batch << ","
+                      << e.cost_model << ",(anchored),,,,,,,,," << detail::exact(a->time.value()) << "\n";
+    } else {
+        write_parallel_table(std::cout, p, e);
+        if (a) write_anchored(std::cout, *a, "step");
+    }
 }
 
 template <class Q>
@@ -212,7 +270,12 @@ int main(int argc, char** argv) {
     p->add_option("--phase", phase,
                   "time only these passes on one device, without the weight update: forward, backward-data, "
                   "backward-weights, backward, training, or a '+' list (forward+backward-data)");
-    p->callback([&] { predict(po, phase); });
+    std::optional<std::string> anchor;
+    p->add_option("--anchor", anchor,
+                  "DEVICE=TIME: a time measured on another device for the same prediction (the step, or the --phase "
+                  "passes), e.g. titan-x-maxwell=104ms; also prints it carried here by the model's ratio of the two "
+                  "devices' times (Habitat's anchoring)");
+    p->callback([&] { predict(po, phase, anchor); });
 
     options so;
     sweep_options ss;

@@ -88,6 +88,24 @@ seconds parse_latency(std::string_view text, std::string_view option) {
     return seconds_of(t);
 }
 
+seconds parse_duration(std::string_view text, std::string_view option) {
+    constexpr std::string_view example = "104ms or 0.5s";
+    const auto [v, symbol] = number_and_unit(text, option, example);
+    const double t = v * scale_of(symbol, time_units, option, text, example);
+    // The bounds keep a time scaled by any ratio of two predictions finite and above zero.
+    if (!(t >= 1e-9 && t <= 86400))
+        throw invalid_argument(quoted(option, text) + ": expected a measured time from 1 ns to a day");
+    return seconds_of(t);
+}
+
+device_time parse_device_time(std::string_view text, std::string_view option) {
+    const std::size_t eq = text.rfind('=');
+    const std::string_view dev = trim(text.substr(0, eq == std::string_view::npos ? 0 : eq));
+    if (eq == std::string_view::npos || dev.empty())
+        throw invalid_argument(quoted(option, text) + ": expected DEVICE=TIME, e.g. titan-x-maxwell=104ms");
+    return {std::string(dev), parse_duration(text.substr(eq + 1), option)};
+}
+
 std::int64_t parse_integer(std::string_view text, std::string_view option, std::int64_t lo, std::int64_t hi) {
     const std::string_view t = trim(text);
     const std::string range = "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi);

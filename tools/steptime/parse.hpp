@@ -18,6 +18,17 @@ bytes_per_second parse_bandwidth(std::string_view text, std::string_view option 
 // "5us", "1.5 ms", "0": s, ms, us (or µs), ns. Zero may go without a unit.
 seconds parse_latency(std::string_view text, std::string_view option = "--latency");
 
+// A measured time, "104ms" or "0.5 s": s, ms, us (or µs), ns, from a nanosecond to a day.
+seconds parse_duration(std::string_view text, std::string_view option);
+
+// "titan-x-maxwell=104ms": a device (a catalog name or a JSON file) and a time measured on it, split at the
+// last '='.
+struct device_time {
+    std::string device;
+    seconds time;
+};
+device_time parse_device_time(std::string_view text, std::string_view option);
+
 // A decimal integer in [lo, hi]: digits only, no sign, no exponent.
 std::int64_t parse_integer(std::string_view text, std::string_view option, std::int64_t lo, std::int64_t hi);
 
