@@ -2640,10 +2640,12 @@ inline progress_log parse_tqdm(const std::vector<log_line>& lines, const std::st
 
 // The finer of two roundings of one time: `a` and `b` seconds, each written with `a_dec`, `b_dec` decimals in
 // units of `a_unit`, `b_unit` seconds; the finer has the smaller rounding step relative to its value. `a` is
-// finite; `b`, a product, may not be, and is then not taken.
+// finite; `b`, a product, is taken only where it agrees with `a` within their two rounding steps (a product
+// that overflowed, or a record whose two times contradict each other, leaves `a`).
 inline double finer(double a, int a_dec, double a_unit, double b, int b_dec, double b_unit) {
-    const double ra = std::pow(10.0, -a_dec) * a_unit / a, rb = std::pow(10.0, -b_dec) * b_unit / b;
-    return ra <= rb || !std::isfinite(b) ? a : b;
+    const double step_a = std::pow(10.0, -a_dec) * a_unit, step_b = std::pow(10.0, -b_dec) * b_unit;
+    const bool agree = std::abs(a - b) <= step_a + step_b;  // false where b is not finite
+    return agree && step_b / b < step_a / a ? b : a;
 }
 
 inline progress_log parse_keras(const std::vector<log_line>& lines, const std::string& origin) {

@@ -83,6 +83,12 @@ add_test(NAME cli_validate_lambda_resnet50 COMMAND ${cli} validate --data ${vali
          --cases ${validation}/lambda-resnet50/cases.csv)
 set_tests_properties(cli_validate_lambda_resnet50 PROPERTIES PASS_REGULAR_EXPRESSION
   "against 38 published measurements.*LRN-001 +dle_cudnn7_fp32 +resnet50 +gtx-1080-ti +510\\.777 .*\ndle_ampere_fp16 +13 .*\ndle_ampere_tf32 +9 .*\ndle_cudnn7_fp16 +10 .*\ndle_cudnn7_fp32 +6 +[0-9.]+% +[-+][0-9.]+% +0\n")
+# Held-out published training steps on a Tesla K80 (TensorFlow's tf_cnn_benchmarks page), with the same page's
+# P100 rows to anchor them: every row predicted, the first row's step 64 images / 30.5 images/s = 2098.361 ms.
+add_test(NAME cli_validate_tf_k80 COMMAND ${cli} validate --data ${validation}/tf-benchmarks-k80/calibration.csv
+         --cases ${validation}/tf-benchmarks-k80/cases.csv)
+set_tests_properties(cli_validate_tf_k80 PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 23 published measurements.*TFK-001 +tf_k80_gce +inception-v3 +k80 +2098\\.361 .*\ntf_k80_aws +7 .*\ntf_k80_gce +7 .*\ntf_p100_anchor +9 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # --anchor: each row from the same quantity measured on another GPU, scaled by the model's ratio (Habitat's
 # anchoring). The anchor device's own rows are skipped; no common row at all is an error.
 add_test(NAME cli_validate_anchored COMMAND ${cli} validate ${held_out} --anchor titan-x-maxwell)
@@ -111,6 +117,11 @@ if(Python3_FOUND)
                    ${validation}/pytorch-h100/calibration.csv ${validation}/pytorch-h100/cases.csv)
   set_tests_properties(cli_validate_anchored_h200 PROPERTIES PASS_REGULAR_EXPRESSION
                        "381 rows in 12 categories, anchored better on all")
+  add_test(NAME cli_validate_anchored_tf_k80
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_anchored.py $<TARGET_FILE:steptime_cli>
+                   ${validation}/tf-benchmarks-k80/calibration.csv ${validation}/tf-benchmarks-k80/cases.csv p100-sxm2-16gb)
+  set_tests_properties(cli_validate_anchored_tf_k80 PROPERTIES PASS_REGULAR_EXPRESSION
+                       "14 rows in 2 categories, anchored better on all")
   # predict --anchor: the same formula in every output format, and validate --anchor's number for one row.
   add_test(NAME cli_predict_anchored
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/predict_anchored.py $<TARGET_FILE:steptime_cli>

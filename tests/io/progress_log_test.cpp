@@ -153,6 +153,9 @@ TEST_CASE("progress log, Keras: the finer time, Keras 3 bars, verbose 2, a missi
     // 10000 steps: "3051s" is finer (0.5 / 3051) than 305 ms x 10000 (0.5 ms x 10000 / 3050).
     const auto coarse_steps = parse_progress_log("Epoch 1/2\n10000/10000 [====] - 3051s 305ms/step\n");
     CHECK(coarse_steps.samples[1].time.value() == doctest::Approx(3051));
+    // 900 ms x 100 steps = 90 s contradicts "30s" beyond both roundings (1 s and 0.1 s): the epoch's own time.
+    const auto contradicting = parse_progress_log("Epoch 1/2\n100/100 [====] - 30s 900ms/step\n");
+    CHECK(contradicting.samples[1].time.value() == doctest::Approx(30));
     // Keras 3: a bar of box characters, no dash before the time.
     const auto k3 = parse_progress_log("Epoch 1/5\n500/500 ━━━━━━━━━━━━━━━━━━━━ 61s 122ms/step - loss: 0.25\n");
     CHECK(k3.samples[1].time.value() == doctest::Approx(61));
