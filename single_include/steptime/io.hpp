@@ -27,9 +27,9 @@
 //    "intra_node_link_gbps": 300,      GB/s, one direction, per GPU
 //    "source": "..."}                  string: where the numbers come from
 //
-// Optional fields may be absent or null. Unknown fields are errors (they are usually typos). Files may
-// hold // and /* */ comments. Malformed JSON, a wrong type or a missing field throws parse_error; a
-// value that is not finite and positive throws invalid_device. Messages start with the file name.
+// Optional fields may be absent or null. Unknown fields and fields given twice are errors (they are usually
+// typos). Files may hold // and /* */ comments. Malformed JSON, a wrong type or a missing field throws
+// parse_error; a value that is not finite and positive throws invalid_device. Messages start with the file name.
 
 #include <climits>
 #include <filesystem>
@@ -38,6 +38,81 @@
 
 #include <nlohmann/json.hpp>
 
+// ---- begin steptime/io/json_document.hpp ----
+// steptime/io/json_document.hpp: a small JSON document (a device, a link, a calibration profile) parsed
+// strictly. nlohmann_json keeps the last of a key given twice in one object; here that is an error, as a
+// silently dropped value would be a silently wrong prediction. A number beyond a double's range, which
+// nlohmann_json reports without a position, is named by its field. Files may hold // and /* */ comments.
+
+#include <set>
+
+
+
+namespace steptime::io {
+
+namespace json_document_detail {
+// nlohmann_json's message without its "[json.exception.parse_error.101] " prefix.
+inline std::string message(const nlohmann::json::exception& e) {
+    const std::string what = e.what();
+    const std::size_t end = what.find("] ");
+    return end == std::string::npos ? what : what.substr(end + 2);
+}
+}  // namespace json_document_detail
+
+// Throws parse_error starting with `origin` for malformed JSON and for a key repeated in one object.
+inline nlohmann::json parse_json_document(const std::string& text, const std::string& origin) {
+    using event_t = nlohmann::json::parse_event_t;
+    // The open objects and arrays, outermost first: the key each was reached by ("" in an array or at the
+    // top) and, for objects, the keys read in it so far. `key` is the last key read.
+    struct level {
+        std::string key;
+        std::set<std::string> members{};
+    };
+    std::vector<level> open;
+    std::string key;
+    const auto field = [&] {
+        std::string path;
+        for (std::size_t i = 1; i < open.size(); ++i)
+            if (!open[i].key.empty()) path += open[i].key + ".";
+        return path + key;
+    };
+    const auto track = [&](int depth, event_t event, nlohmann::json& parsed) {
+        // nlohmann_json's depths: an object or array starts and ends at its own depth (0 at the top); its keys
+        // come at that depth plus one.
+        const auto d = static_cast<std::size_t>(depth);
+        switch (event) {
+            case event_t::object_start:
+            case event_t::array_start:
+                open.resize(d);
+                open.push_back({d > 0 && !key.empty() ? key : std::string{}});
+                key.clear();
+                break;
+            case event_t::key:
+                key = parsed.get<std::string>();
+                if (!open[d - 1].members.insert(key).second)
+                    throw parse_error(origin + ": duplicate key '" + field() + "' (each field may be given once)");
+                break;
+            case event_t::object_end:
+            case event_t::array_end:
+                open.resize(d);
+                key.clear();
+                break;
+            case event_t::value: break;
+        }
+        return true;
+    };
+    try {
+        return nlohmann::json::parse(text, track, true, /*ignore_comments=*/true);
+    } catch (const nlohmann::json::out_of_range& e) {
+        throw parse_error(origin + ": malformed JSON in field '" + field() + "': " + json_document_detail::message(e) +
+                          " (beyond the range of a double)");
+    } catch (const nlohmann::json::exception& e) {
+        throw parse_error(origin + ": malformed JSON: " + json_document_detail::message(e));
+    }
+}
+
+}  // namespace steptime::io
+// ---- end steptime/io/json_document.hpp ----
 
 namespace steptime::io {
 
@@ -61,12 +136,6 @@ inline std::string excerpt(const nlohmann::json& v) {
     std::size_t cut = 37;
     while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
     return s.substr(0, cut) + "...";
-}
-
-// nlohmann_json's message without its "[json.exception.parse_error.101] " prefix.
-inline std::string message(const nlohmann::json::exception& e) {
-    const std::string what = e.what();
-    return what.substr(what.find(']') + 2);
 }
 
 inline std::string format(double x) {
@@ -220,7 +289,6 @@ inline device device_from_json(const nlohmann::json& j, const std::string& origi
 
 // Reads one device from a JSON file of at most max_device_file_bytes.
 inline device load_device(const std::filesystem::path& path) {
-    namespace dj = device_json_detail;
     const std::string origin = path.string();
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
@@ -239,33 +307,7 @@ inline device load_device(const std::filesystem::path& path) {
     if (in.bad() || (in.fail() && !in.eof())) throw parse_error(origin + ": cannot read the device file");
     if (text.size() > max_device_file_bytes)
         throw parse_error(origin + ": file is larger than 1 MiB, the limit for a device file");
-    // The keys leading to the value being parsed, by depth: they name the field when a number
-    // overflows a double, an error nlohmann_json reports without a position.
-    std::vector<std::string> keys;
-    const auto track = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-        using event_t = nlohmann::json::parse_event_t;
-        const auto level = static_cast<std::size_t>(depth);
-        if (event == event_t::key) {
-            keys.resize(level);
-            keys[level - 1] = parsed.get<std::string>();
-        } else if (event == event_t::object_end || event == event_t::array_end) {
-            keys.resize(std::min(keys.size(), level));
-        }
-        return true;
-    };
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text, track, true, /*ignore_comments=*/true);
-    } catch (const nlohmann::json::out_of_range& e) {
-        std::string field;
-        for (const std::string& k : keys)
-            if (!k.empty()) field += (field.empty() ? "" : ".") + k;
-        throw parse_error(origin + ": malformed JSON in field '" + field + "': " + dj::message(e) +
-                          " (beyond the range of a double)");
-    } catch (const nlohmann::json::exception& e) {
-        throw parse_error(origin + ": malformed JSON: " + dj::message(e));
-    }
-    return device_from_json(j, origin);
+    return device_from_json(parse_json_document(text, origin), origin);
 }
 
 // The device in the format above. device_from_json reads it back to an equal device: exactly for numbers
@@ -305,7 +347,8 @@ inline nlohmann::json to_json(const device& d) {
 // steptime/io/link_json.hpp: a network link as one JSON object (data/links/example-link.json):
 //   {"name": "my-fabric", "bandwidth_gbps": 200, "latency_us": 1.5, "source": "..."}
 // bandwidth_gbps in gigabits per second (as network vendors quote it), latency_us in microseconds
-// (default 0). Unknown fields are errors (they are usually typos); messages start with the file name.
+// (default 0). Unknown fields and fields given twice are errors (they are usually typos); messages start with
+// the file name.
 
 
 
@@ -374,13 +417,7 @@ inline network_link link_from_json(const nlohmann::json& j, const std::string& o
 
 inline network_link load_link(const std::filesystem::path& path) {
     const std::string text = read_file(path, 1u << 20);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw parse_error(path.string() + ": malformed JSON: " + e.what());
-    }
-    return link_from_json(j, path.string());
+    return link_from_json(parse_json_document(text, path.string()), path.string());
 }
 
 }  // namespace steptime::io
@@ -934,7 +971,7 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
 //   {"name": "...", "device": "titan-x-maxwell", "compute_efficiency": 0.52, "memory_efficiency": 0.9,
 //    "kernel_overhead_us": 12.5, "measurements": 8, "mape": 0.046}
 // Efficiencies are fractions in (0, 1]; measurements and mape are optional (what the fit reported).
-// Unknown fields are errors (they are usually typos); messages start with the file name.
+// Unknown fields and fields given twice are errors (they are usually typos); messages start with the file name.
 
 
 
@@ -998,13 +1035,7 @@ inline calibration_profile calibration_from_json(const nlohmann::json& j, const 
 
 inline calibration_profile load_calibration(const std::filesystem::path& path) {
     const std::string text = read_file(path, 1u << 20);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/true);
-    } catch (const nlohmann::json::exception& e) {
-        throw parse_error(path.string() + ": malformed JSON: " + e.what());
-    }
-    return calibration_from_json(j, path.string());
+    return calibration_from_json(parse_json_document(text, path.string()), path.string());
 }
 
 }  // namespace steptime::io
@@ -2013,7 +2044,7 @@ inline std::vector<scale::measured_op> parse_kineto_trace(std::string_view text,
     try {
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
-        throw parse_error(origin + ": malformed JSON: " + device_json_detail::message(e));
+        throw parse_error(origin + ": malformed JSON: " + json_document_detail::message(e));
     }
     const nlohmann::json* events = &j;
     if (j.is_object()) {

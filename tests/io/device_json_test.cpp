@@ -175,6 +175,32 @@ TEST_CASE("malformed JSON, non-objects and oversized or missing files are parse 
     CHECK(contains(from_json_error<steptime::parse_error>(json("gpu")), "gpu.json: expected a JSON object"));
 }
 
+TEST_CASE("a field given twice is a parse error naming it, in device, link and calibration files") {
+    // nlohmann_json alone would keep the second bandwidth, 900 GB/s, and say nothing.
+    CHECK(contains(load_error<steptime::parse_error>(R"({"name": "g", "peak_tflops": {"fp32": 1},
+        "memory_bandwidth_gbps": 100, "clock_mhz": 3, "memory_bandwidth_gbps": 900})"),
+                   ": duplicate key 'memory_bandwidth_gbps' (each field may be given once)"));
+    CHECK(contains(load_error<steptime::parse_error>(R"({"name": "g", "peak_tflops": {"fp32": 1, "fp32": 2},
+        "memory_bandwidth_gbps": 100, "clock_mhz": 3})"),
+                   ": duplicate key 'peak_tflops.fp32'"));
+    const temp_file link(R"({"name": "l", "bandwidth_gbps": 200, "bandwidth_gbps": 100})");
+    CHECK(contains(message_of<steptime::parse_error>([&] { steptime::io::load_link(link.path); }),
+                   link.path.string() + ": duplicate key 'bandwidth_gbps'"));
+    const temp_file profile(R"({"name": "p", "device": "k80", "device": "v100-sxm2-16gb", "compute_efficiency": 0.5,
+        "memory_efficiency": 0.5, "kernel_overhead_us": 1})");
+    CHECK(contains(message_of<steptime::parse_error>([&] { steptime::io::load_calibration(profile.path); }),
+                   profile.path.string() + ": duplicate key 'device'"));
+    // The same key in two objects, side by side or in an array, is no duplicate; nor are comments keys.
+    const json j = steptime::io::parse_json_document(
+        R"({"a": {"x": 1}, "b": {"x": 2}, /* "a": 3 */ "c": [{"x": 1}, {"x": 2}], "x": [[{"x": 0}]]})", "t.json");
+    CHECK(j["b"]["x"] == 2);
+    CHECK(j["c"][1]["x"] == 2);
+    CHECK(contains(message_of<steptime::parse_error>([] {
+                       steptime::io::parse_json_document(R"({"c": [{"x": 1, "y": {"z": 1, "z": 2}}]})", "t.json");
+                   }),
+                   "t.json: duplicate key 'c.y.z'"));
+}
+
 TEST_CASE("a wrong type is a parse error naming the field and what was expected") {
     json j = minimal();
     j["peak_tflops"]["fp32"] = "NaN";  // JSON cannot hold NaN; a string is the nearest attempt

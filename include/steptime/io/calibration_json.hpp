@@ -3,7 +3,7 @@
 //   {"name": "...", "device": "titan-x-maxwell", "compute_efficiency": 0.52, "memory_efficiency": 0.9,
 //    "kernel_overhead_us": 12.5, "measurements": 8, "mape": 0.046}
 // Efficiencies are fractions in (0, 1]; measurements and mape are optional (what the fit reported).
-// Unknown fields are errors (they are usually typos); messages start with the file name.
+// Unknown fields and fields given twice are errors (they are usually typos); messages start with the file name.
 #pragma once
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "steptime/cost/calibration.hpp"
+#include "steptime/io/json_document.hpp"
 #include "steptime/io/read_file.hpp"
 
 namespace steptime::io {
@@ -76,13 +77,7 @@ inline calibration_profile calibration_from_json(const nlohmann::json& j, const 
 
 inline calibration_profile load_calibration(const std::filesystem::path& path) {
     const std::string text = read_file(path, 1u << 20);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/true);
-    } catch (const nlohmann::json::exception& e) {
-        throw parse_error(path.string() + ": malformed JSON: " + e.what());
-    }
-    return calibration_from_json(j, path.string());
+    return calibration_from_json(parse_json_document(text, path.string()), path.string());
 }
 
 }  // namespace steptime::io

@@ -16,9 +16,9 @@
 //    "intra_node_link_gbps": 300,      GB/s, one direction, per GPU
 //    "source": "..."}                  string: where the numbers come from
 //
-// Optional fields may be absent or null. Unknown fields are errors (they are usually typos). Files may
-// hold // and /* */ comments. Malformed JSON, a wrong type or a missing field throws parse_error; a
-// value that is not finite and positive throws invalid_device. Messages start with the file name.
+// Optional fields may be absent or null. Unknown fields and fields given twice are errors (they are usually
+// typos). Files may hold // and /* */ comments. Malformed JSON, a wrong type or a missing field throws
+// parse_error; a value that is not finite and positive throws invalid_device. Messages start with the file name.
 #pragma once
 
 #include <algorithm>
@@ -38,6 +38,7 @@
 
 #include "steptime/device.hpp"
 #include "steptime/error.hpp"
+#include "steptime/io/json_document.hpp"
 #include "steptime/units.hpp"
 
 namespace steptime::io {
@@ -62,12 +63,6 @@ inline std::string excerpt(const nlohmann::json& v) {
     std::size_t cut = 37;
     while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
     return s.substr(0, cut) + "...";
-}
-
-// nlohmann_json's message without its "[json.exception.parse_error.101] " prefix.
-inline std::string message(const nlohmann::json::exception& e) {
-    const std::string what = e.what();
-    return what.substr(what.find(']') + 2);
 }
 
 inline std::string format(double x) {
@@ -221,7 +216,6 @@ inline device device_from_json(const nlohmann::json& j, const std::string& origi
 
 // Reads one device from a JSON file of at most max_device_file_bytes.
 inline device load_device(const std::filesystem::path& path) {
-    namespace dj = device_json_detail;
     const std::string origin = path.string();
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
@@ -240,33 +234,7 @@ inline device load_device(const std::filesystem::path& path) {
     if (in.bad() || (in.fail() && !in.eof())) throw parse_error(origin + ": cannot read the device file");
     if (text.size() > max_device_file_bytes)
         throw parse_error(origin + ": file is larger than 1 MiB, the limit for a device file");
-    // The keys leading to the value being parsed, by depth: they name the field when a number
-    // overflows a double, an error nlohmann_json reports without a position.
-    std::vector<std::string> keys;
-    const auto track = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-        using event_t = nlohmann::json::parse_event_t;
-        const auto level = static_cast<std::size_t>(depth);
-        if (event == event_t::key) {
-            keys.resize(level);
-            keys[level - 1] = parsed.get<std::string>();
-        } else if (event == event_t::object_end || event == event_t::array_end) {
-            keys.resize(std::min(keys.size(), level));
-        }
-        return true;
-    };
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text, track, true, /*ignore_comments=*/true);
-    } catch (const nlohmann::json::out_of_range& e) {
-        std::string field;
-        for (const std::string& k : keys)
-            if (!k.empty()) field += (field.empty() ? "" : ".") + k;
-        throw parse_error(origin + ": malformed JSON in field '" + field + "': " + dj::message(e) +
-                          " (beyond the range of a double)");
-    } catch (const nlohmann::json::exception& e) {
-        throw parse_error(origin + ": malformed JSON: " + dj::message(e));
-    }
-    return device_from_json(j, origin);
+    return device_from_json(parse_json_document(text, origin), origin);
 }
 
 // The device in the format above. device_from_json reads it back to an equal device: exactly for numbers

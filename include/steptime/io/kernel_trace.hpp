@@ -43,6 +43,7 @@
 #include "steptime/devices/catalog.hpp"
 #include "steptime/error.hpp"
 #include "steptime/io/device_json.hpp"
+#include "steptime/io/json_document.hpp"
 #include "steptime/io/read_file.hpp"
 #include "steptime/scale/wave_scaling.hpp"
 
@@ -275,7 +276,7 @@ inline std::vector<scale::measured_op> parse_kineto_trace(std::string_view text,
     try {
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
-        throw parse_error(origin + ": malformed JSON: " + device_json_detail::message(e));
+        throw parse_error(origin + ": malformed JSON: " + json_document_detail::message(e));
     }
     const nlohmann::json* events = &j;
     if (j.is_object()) {

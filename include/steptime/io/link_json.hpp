@@ -1,7 +1,8 @@
 // steptime/io/link_json.hpp: a network link as one JSON object (data/links/example-link.json):
 //   {"name": "my-fabric", "bandwidth_gbps": 200, "latency_us": 1.5, "source": "..."}
 // bandwidth_gbps in gigabits per second (as network vendors quote it), latency_us in microseconds
-// (default 0). Unknown fields are errors (they are usually typos); messages start with the file name.
+// (default 0). Unknown fields and fields given twice are errors (they are usually typos); messages start with
+// the file name.
 #pragma once
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "steptime/comm/link.hpp"
+#include "steptime/io/json_document.hpp"
 #include "steptime/io/read_file.hpp"
 
 namespace steptime::io {
@@ -50,13 +52,7 @@ inline network_link link_from_json(const nlohmann::json& j, const std::string& o
 
 inline network_link load_link(const std::filesystem::path& path) {
     const std::string text = read_file(path, 1u << 20);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw parse_error(path.string() + ": malformed JSON: " + e.what());
-    }
-    return link_from_json(j, path.string());
+    return link_from_json(parse_json_document(text, path.string()), path.string());
 }
 
 }  // namespace steptime::io
