@@ -104,6 +104,67 @@ TEST_CASE("conv2d spec: 2 N P Q K C R S FLOPs, P and Q by hand") {
           spec("conv2d:n=8,h=14,w=14,c=512,k=256,r=3,s=3,pad=1").name());
 }
 
+TEST_CASE("recurrent specs: the steps' GEMMs and gates, back through time, one weight-gradient GEMM") {
+    // DeepBench's LSTM row (rnn_bench.cu: hidden 1024, batch 128, 25 steps, CUDNN_SKIP_INPUT): 4 gates, so
+    // each step multiplies [128 x 1024] by [1024 x 4096], 2*128*4096*1024 = 1,073,741,824 FLOPs, and its gates
+    // kernel does 4 FLOPs per gate element, 4*128*4096 = 2,097,152.
+    const network lstm = spec("lstm:hidden=1024,batch=128,steps=25,skip_input=1");
+    CHECK(lstm.name() == "lstm:hidden=1024,batch=128,steps=25,input=1024,skip_input=1");
+    CHECK(lstm.native_batch == 128);
+    CHECK(lstm.parameter_count() == 4 * 1024 * (1024 + 2));  // recurrent weights and two biases per gate
+    CHECK(pass_flops(lstm, fwd) == 25 * (1'073'741'824.0 + 2'097'152.0));
+    CHECK(pass_flops(lstm, bwd_data) == 25 * (1'073'741'824.0 + 2'097'152.0));
+    // One GEMM over the 25 x 128 rows, and the biases' gradients: the gates' gradients summed, 3200 x 4096.
+    CHECK(pass_flops(lstm, bwd_weights) == 25 * 1'073'741'824.0 + 3200 * 4096);
+    // With input weights (input 512): the input's projections for all steps, [3200 x 512][512 x 4096], and the
+    // same again for the input gradient and for its weights' gradient: 2*3200*4096*512 = 13,421,772,800.
+    const network projected = spec("lstm:hidden=1024,batch=128,steps=25,input=512");
+    CHECK(projected.parameter_count() == 4 * 1024 * (512 + 1024 + 2));
+    CHECK(pass_flops(projected, fwd) == pass_flops(lstm, fwd) + 13'421'772'800.0);
+    CHECK(pass_flops(projected, bwd_data) == pass_flops(lstm, bwd_data) + 13'421'772'800.0);
+    CHECK(pass_flops(projected, bwd_weights) == pass_flops(lstm, bwd_weights) + 13'421'772'800.0);
+    // A GRU has 3 gates: per step 2*128*3072*1024 = 805,306,368 in its GEMM, 4*128*3072 = 1,572,864 in its gates.
+    const network gru = spec("gru:hidden=1024,batch=128,steps=25");
+    CHECK(gru.parameter_count() == 3 * 1024 * (1024 + 1024 + 2));
+    CHECK(pass_flops(gru, fwd) == 2.0 * 3200 * 3072 * 1024 + 25 * (805'306'368.0 + 1'572'864.0));
+    // A plain RNN 1: DeepBench's vanilla row, 2*16*1760*1760 = 99,123,200 per step, biases over 800 x 1760.
+    CHECK(pass_flops(spec("rnn:hidden=1760,batch=16,steps=50,skip_input=1"), bwd_weights) == 50 * 99'123'200.0 + 800 * 1760);
+    // Fed by the data, not through "x", no input gradient: the input-gradient GEMM goes, the pass still goes
+    // back through time.
+    network bare("bare lstm");
+    bare.add("data", ops::input{tensor_shape::image(25, 1, 512)});
+    ops::recurrent r;
+    r.hidden = 1024;
+    bare.add("lstm", r, {"data"});
+    CHECK(pass_flops(bare, bwd_data, 128) == pass_flops(projected, bwd_data) - 13'421'772'800.0);
+}
+
+TEST_CASE("recurrent layers in the kernel model: each step's kernels priced as their GEMMs and gates alone") {
+    const device& v100 = devices::get("v100-sxm2-16gb");
+    const cost::kernel model;
+    const auto time = [&](const network& net, pass_selection p) {
+        return phase_time(net, v100, model, p, {0, element_type::fp32}).total().value();
+    };
+    const network lstm = spec("lstm:hidden=1024,batch=128,steps=25,skip_input=1");
+    // The weight gradient is one GEMM, [4096 x 3200][3200 x 1024] (the gemm spec of that shape), and the
+    // biases' reduction, memory-bound: 4 B x (3200 x 4096 read + 2 x 4096 written) at 0.80 of 900 GB/s, plus 5 us.
+    const double biases = 4.0 * (3200 * 4096 + 2 * 4096) / (0.80 * 900e9) + 5e-6;
+    CHECK(time(lstm, bwd_weights) ==
+          doctest::Approx(time(spec("gemm:m=1024,n=4096,k=3200"), fwd) + biases).epsilon(1e-12));
+    // Forward, each of the 25 steps: the [128 x 1024][1024 x 4096] GEMM, and the gates kernel, memory-bound:
+    // it reads the gate sums, x(t) and c(t-1) and writes h(t), c(t) and the 4 activated gates,
+    // 4 B x 128 x (4096 + 1024 + 1024 + 1024 + 1024 + 4096) = 6,291,456 B, at 0.80 of 900 GB/s, plus 5 us.
+    const double gates = 6'291'456.0 / (0.80 * 900e9) + 5e-6;
+    CHECK(time(lstm, fwd) == doctest::Approx(25 * (time(spec("gemm:m=4096,n=128,k=1024"), fwd) + gates)).epsilon(1e-12));
+    // A training step's passes are the layer's kernels: the host issues each pass as one cuDNN call, so its
+    // 27 us dispatch floor (which 401 kernels would make 10.8 ms) does not bind a short LSTM's forward pass.
+    const network small = spec("lstm:hidden=256,batch=32,steps=200");
+    const device& h100 = devices::get("h100-sxm5-80gb");
+    const step_estimate e = estimate(small, h100, model);
+    CHECK(e.forward.value() == doctest::Approx(phase_time(small, h100, model, fwd, {}).total().value()).epsilon(1e-12));
+    CHECK(e.forward.value() < 401 * 27e-6);
+}
+
 TEST_CASE("zoo specs: a name alone, or with resolution and classes") {
     CHECK(spec("vgg16").parameter_count() == zoo::find("vgg16")->build({}).parameter_count());
     CHECK(spec("vgg16:").parameter_count() == zoo::find("vgg16")->build({}).parameter_count());
@@ -161,7 +222,7 @@ TEST_CASE("specs: every error names the spec, the key and what was expected") {
     CHECK(contains(error_of(g + ","), "a trailing ','"));
     CHECK(contains(error_of("gemm:=1,n=2,k=3"), "'=1' has no key"));
     // Unknown ops, with the known ones.
-    CHECK(contains(error_of("matmul:m=1"), "model spec 'matmul:m=1': unknown model 'matmul' (known: gemm, conv2d, alexnet,"));
+    CHECK(contains(error_of("matmul:m=1"), "model spec 'matmul:m=1': unknown model 'matmul' (known: gemm, conv2d, lstm, gru, rnn, alexnet,"));
     // Shapes that do not work out, sizes that overflow: invalid_argument naming the spec and the layer.
     e = error_of("conv2d:n=1,h=2,w=2,c=1,k=1,r=3,s=3");
     CHECK(contains(e, "model spec 'conv2d:n=1,h=2,w=2,c=1,k=1,r=3,s=3': layer 'conv': window of 3 does not fit an input of 2"));
@@ -169,6 +230,10 @@ TEST_CASE("specs: every error names the spec, the key and what was expected") {
     CHECK(contains(error_of("conv2d:n=1,h=4294967296,w=4294967296,c=4,k=1,r=1,s=1"), "overflows 64-bit integers"));
     CHECK(contains(error_of("gemm:m=4294967296,n=1,k=4294967296"), "overflows 64-bit integers"));
     CHECK(contains(error_of("alexnet:resolution=16"), "model spec 'alexnet:resolution=16': layer '"));
+    CHECK(contains(error_of("lstm:hidden=1024,batch=128"), "missing key 'steps' (lstm needs hidden, batch, steps)"));
+    CHECK(contains(error_of("gru:hidden=8,batch=1,steps=2,skip_input=2"), "key 'skip_input' is 2, expected 0 or 1"));
+    CHECK(contains(error_of("rnn:hidden=8,batch=1,steps=2,input=4,skip_input=1"),
+                   "skips its input weights, so expects 8 input features (hidden), got 4"));
 }
 
 TEST_CASE("parse_phases: names, '+' lists, and the canonical name back") {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "steptime/cost/work.hpp"
 
@@ -100,7 +101,11 @@ struct kernel {
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,
-                                  [&](const op_work& w, pass q) { return run(w, traits_of(net[v].op, q, net[v], c.batch), c); }) +
+                                  [&](const op_work& w, pass q) {
+                                      if (const auto* r = std::get_if<ops::recurrent>(&net[v].op))
+                                          return recurrent_pass(*r, q, detail::args_of(net, v, c), c);
+                                      return run(w, traits_of(net[v].op, q, net[v], c.batch), c);
+                                  }) +
                gradient_sums(net, v, p, c) + framework_kernels(net, v, p, c);
     }
 
@@ -169,7 +174,8 @@ private:
         return t;
     }
 
-    // The parameter tensors of a layer that a matmul reads: a convolution's or dense layer's weights and bias.
+    // The parameter tensors of a layer that a matmul reads: a convolution's, dense or recurrent layer's weights and
+    // biases.
     struct matmul_parameters {
         double weights = 0, biases = 0;  // elements
         bool separate_bias = false;      // added by a kernel of its own (a convolution's: cuDNN adds none)
@@ -178,6 +184,10 @@ private:
         return std::visit(
             [&](const auto& o) -> matmul_parameters {
                 using O = std::decay_t<decltype(o)>;
+                if constexpr (std::is_same_v<O, ops::recurrent>) {
+                    const double biases = 2 * o.gates() * static_cast<double>(o.hidden);
+                    return {static_cast<double>(l.parameters) - biases, biases, false};
+                }
                 if constexpr (std::is_same_v<O, ops::conv2d> || std::is_same_v<O, ops::deconv2d> ||
                               std::is_same_v<O, ops::dense>) {
                     const double biases = o.bias ? static_cast<double>(l.output.c()) : 0;
@@ -275,6 +285,20 @@ private:
                     static_cast<double>(l.inputs[0].c()), 0, true};
         }
         return {.normalization = std::holds_alternative<ops::batch_norm>(op)};
+    }
+
+    // A recurrent layer's pass is its kernels (ops::recurrent::kernels), the per-step ones once a step, each
+    // launched at its own cost; the framework issues them as one cuDNN call, one dispatch for the host. Tensor
+    // cores take it where the hidden and input sizes both fill whole 16-byte loads (cuDNN's rule for RNNs).
+    layer_time recurrent_pass(const ops::recurrent& r, pass q, const work_args& a, const cost_context& c) const {
+        const phase p = q == pass::forward ? phase::forward : q == pass::backward_data ? phase::backward_data
+                                                                                       : phase::backward_weights;
+        const double channels = static_cast<double>(std::gcd(r.hidden, a.inputs[0].c()));
+        layer_time t{};
+        for (const auto& k : r.kernels(p, a))
+            if (k.runs > 0) t += k.runs * run(k.work, {.is_matmul = k.matmul, .shape = {k.m, k.n, k.k}, .channels = channels}, c);
+        t.kernels = 1;
+        return t;
     }
 
     // One kernel: the binding resource's time at its class's efficiency, plus its launch, plus a split-K

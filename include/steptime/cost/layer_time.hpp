@@ -43,6 +43,18 @@ struct layer_time {
         return *this;
     }
     friend layer_time operator+(layer_time a, const layer_time& b) { return a += b; }
+    // n runs of the same kernels.
+    friend layer_time operator*(double n, layer_time t) {
+        t.fetch *= n;
+        t.compute *= n;
+        t.write *= n;
+        t.remote *= n;
+        t.overhead *= n;
+        t.work *= n;
+        t.traffic *= n;
+        t.kernels *= n;
+        return t;
+    }
 };
 
 // The configuration a layer is costed in.

@@ -39,6 +39,8 @@ struct paleo_compat {
                                             "': paleo-compat models neither grouped nor dilated convolutions");
             const bool from_data = std::ranges::any_of(net.parents(v), [&](auto q) { return net[q].name == "data"; });
             conv_costs(u, a, *conv, l.inputs[0], l.output, n, p, from_data);
+        } else if (std::holds_alternative<ops::recurrent>(l.op)) {
+            throw unsupported_operation("layer '" + l.name + "': paleo-compat has no recurrent layers (PALEO has none)");
         } else if (const auto* pool = std::get_if<ops::pool2d>(&l.op)) {
             // 5.2: F = 2 kh kw C Ho Wo N; read input, write output; backward = forward, no filter part.
             if (p != pass::backward_weights) {

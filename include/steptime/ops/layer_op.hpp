@@ -10,6 +10,7 @@
 #include "steptime/ops/input.hpp"
 #include "steptime/ops/norm.hpp"
 #include "steptime/ops/pool.hpp"
+#include "steptime/ops/recurrent.hpp"
 #include "steptime/ops/softmax.hpp"
 #include "steptime/ops/structural.hpp"
 
@@ -27,7 +28,7 @@ concept Operation = requires(const T& op, std::span<const tensor_shape> in, cons
 using layer_op = std::variant<ops::input, ops::conv2d, ops::deconv2d, ops::pool2d, ops::dense, ops::lrn,
                               ops::batch_norm, ops::activation, ops::dropout, ops::softmax,
                               ops::softmax_cross_entropy, ops::concat, ops::elementwise, ops::reshape,
-                              ops::passthrough>;
+                              ops::passthrough, ops::recurrent>;
 
 namespace ops {
 // The variant forwards to the alternative it holds.
@@ -45,6 +46,6 @@ inline std::string_view kind(const layer_op& op) {
 }
 }  // namespace ops
 
-static_assert(Operation<ops::conv2d> && Operation<ops::dense> && Operation<ops::passthrough>);
+static_assert(Operation<ops::conv2d> && Operation<ops::dense> && Operation<ops::passthrough> && Operation<ops::recurrent>);
 
 }  // namespace steptime

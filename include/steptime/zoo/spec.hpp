@@ -10,6 +10,9 @@
 //       cuDNN's naming: batch n, input h x w x c, k filters of r x s (height x width), a stride and a
 //       symmetric explicit pad for both dimensions (defaults 1 and 0) that stride_h, stride_w, pad_h and
 //       pad_w override along one (a 1x7 convolution's pad_w=3), no bias. One conv2d layer, batch n.
+//   lstm:hidden=1024,batch=128,steps=25[,input=1024][,skip_input=0|1]   (also gru: and rnn:, ReLU or tanh)
+//       One recurrent layer as cuDNN runs it (ops::recurrent) over `steps` steps of `input` features (default
+//       hidden); skip_input=1 adds the input to the gates without input weights (CUDNN_SKIP_INPUT, DeepBench's).
 //   <zoo name>[:resolution=224][,classes=1000]
 //       zoo::find(name)->build(options).
 //
@@ -164,6 +167,29 @@ Net conv2d_spec(std::string_view spec, std::string_view list) {
     return net;
 }
 
+template <class Net>
+Net recurrent_spec(std::string_view spec, std::string_view name, std::string_view list) {
+    const auto v = spec_values(spec, name, list,
+                               {{"hidden", true, 0, 1, spec_any}, {"batch", true, 0, 1, max_batch},
+                                {"steps", true, 0, 1, spec_any}, {"input", false, 0, 1, spec_any},
+                                {"skip_input", false, 0, 0, 1}});
+    const std::int64_t hidden = v[0], batch = v[1], steps = v[2], input = v[3] ? v[3] : hidden;
+    Net net(std::string(name) + ":hidden=" + std::to_string(hidden) + ",batch=" + std::to_string(batch) +
+            ",steps=" + std::to_string(steps) + ",input=" + std::to_string(input) + ",skip_input=" + std::to_string(v[4]));
+    net.native_batch = batch;
+    spec_input(net, tensor_shape::image(steps, 1, input));
+    ops::recurrent op;
+    op.cell = name == "lstm" ? ops::recurrent::cell_type::lstm
+              : name == "gru" ? ops::recurrent::cell_type::gru
+                              : ops::recurrent::cell_type::rnn;
+    op.hidden = hidden;
+    op.skip_input = v[4] == 1;
+    net.add(std::string(name), op, {"x"});
+    return net;
+}
+
+inline bool recurrent_name(std::string_view name) { return name == "lstm" || name == "gru" || name == "rnn"; }
+
 }  // namespace detail
 
 // The spec's network; std::nullopt for a plain name (no ':') that is neither a zoo network nor gemm or
@@ -180,11 +206,13 @@ std::optional<Net> from_spec(std::string_view spec) {
                                                                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
                                                  std::string_view::npos;
     const auto* z = find<Net>(name);
-    if (!identifier || (colon == std::string_view::npos && !z && name != "gemm" && name != "conv2d"))
+    if (!identifier ||
+        (colon == std::string_view::npos && !z && name != "gemm" && name != "conv2d" && !detail::recurrent_name(name)))
         return std::nullopt;
     try {
         if (name == "gemm") return detail::gemm_spec<Net>(spec, list);
         if (name == "conv2d") return detail::conv2d_spec<Net>(spec, list);
+        if (detail::recurrent_name(name)) return detail::recurrent_spec<Net>(spec, name, list);
         if (z) {
             const auto v = detail::spec_values(spec, name, list,
                                                {{"resolution", false, options{}.resolution, 1, detail::spec_any},
@@ -200,7 +228,7 @@ std::optional<Net> from_spec(std::string_view spec) {
     std::string names;
     for (const auto& e : catalog<Net>()) names += ", " + std::string(e.name);
     throw invalid_argument("model spec '" + std::string(spec) + "': unknown model '" + std::string(name) +
-                           "' (known: gemm, conv2d" + names + ")");
+                           "' (known: gemm, conv2d, lstm, gru, rnn" + names + ")");
 }
 
 }  // namespace steptime::zoo

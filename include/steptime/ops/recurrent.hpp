@@ -1,0 +1,100 @@
+// steptime/ops/recurrent.hpp: a recurrent layer over a sequence, as cuDNN runs one (Appleyard, Kocisky and
+// Blunsom, "Optimizing performance of recurrent neural networks on GPUs", 2016): the input's projections for
+// all steps in one GEMM, then per step a GEMM of the previous hidden state by the recurrent weights and an
+// element-wise kernel for the cell's gates; back through time in reverse; each weight gradient one GEMM
+// over all steps. A sequence is a steps x 1 x features image.
+#pragma once
+
+#include <array>
+
+#include "steptime/ops/common.hpp"
+
+namespace steptime::ops {
+
+// One kernel of a pass: its work, and a matmul's GEMM C[m x n] += A[m x k] B[k x n]; run `runs` times.
+struct recurrent_kernel {
+    op_work work{};
+    double runs = 0;  // 0: not launched
+    bool matmul = false;
+    double m = 0, n = 0, k = 0;
+};
+
+struct recurrent {
+    static constexpr std::string_view kind = "recurrent";
+    enum class cell_type { rnn, lstm, gru };  // rnn: ReLU or tanh, which cost alike
+    cell_type cell = cell_type::lstm;
+    std::int64_t hidden = 0;
+    // The input, of hidden features, is added to the gates as it is, without input weights (cuDNN's
+    // CUDNN_SKIP_INPUT, which DeepBench's RNN benchmark uses).
+    bool skip_input = false;
+
+    // Gate pre-activations per hidden unit (cuDNN's weight matrices per layer): LSTM 4, GRU 3, plain 1.
+    double gates() const { return cell == cell_type::lstm ? 4 : cell == cell_type::gru ? 3 : 1; }
+
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require_inputs(in, 1, layer);
+        detail::require(in[0].rank == 3 && in[0].w() == 1, layer, "expects a sequence steps x 1 x features, got " + in[0].str());
+        detail::require(hidden > 0, layer, "hidden is " + std::to_string(hidden) + ", expected a positive size");
+        detail::require(!skip_input || in[0].c() == hidden, layer,
+                        "skips its input weights, so expects " + std::to_string(hidden) + " input features (hidden), got " +
+                            std::to_string(in[0].c()));
+        return make_shape({in[0].h(), 1, hidden}, 3, "layer '" + layer + "'");
+    }
+    // Recurrent and input weights, and cuDNN's two bias vectors (input and recurrent) per gate.
+    std::int64_t parameters(std::span<const tensor_shape> in) const {
+        const std::int64_t g = static_cast<std::int64_t>(gates());
+        const std::int64_t inputs = skip_input ? 0 : in[0].c();
+        return detail::product({g, hidden, steptime::detail::checked_add(inputs, hidden + 2, "parameter count")});
+    }
+
+    // The kernels of phase p. `a.input_gradient` false: the input needs no gradient, yet the pass still goes
+    // back through time, which the weight gradients need.
+    std::array<recurrent_kernel, 3> kernels(phase p, const work_args& a) const {
+        const double e = a.element_bytes, b = a.batch, h = static_cast<double>(hidden), gh = gates() * h;
+        const double steps = static_cast<double>(a.output.h()), in = static_cast<double>(a.inputs[0].c());
+        const double rows = b * steps;
+        const double cell_state = cell == cell_type::lstm ? b * h : 0;  // an LSTM's c, besides h
+        const double previous = cell == cell_type::gru ? b * h : 0;     // a GRU's gates mix h(t-1) in
+        const double input_share = skip_input ? b * in : b * gh;       // x(t) itself, or its projections
+        const double skipped_dx = skip_input && a.input_gradient ? b * in : 0;  // dx(t): the gates' own gradient
+        const auto gemm = [&](double m, double n, double k, double runs) {  // reads A and B once, writes C
+            return recurrent_kernel{{2 * m * n * k, e * (m * k + k * n), e * m * n}, runs, true, m, n, k};
+        };
+        switch (p) {
+            case phase::forward:
+                return {
+                    // X W for every step, [rows x in][in x gh]
+                    skip_input ? recurrent_kernel{} : gemm(rows, gh, in, 1),
+                    gemm(b, gh, h, steps),  // h(t-1) U, [b x h][h x gh]
+                    // the gates: reads their sums, the input's share and c(t-1) (a GRU's h(t-1)); writes h(t),
+                    // c(t) and the activated gates kept for the backward pass
+                    {{4 * b * gh, e * (b * gh + input_share + cell_state + previous), e * (b * h + cell_state + b * gh)},
+                     steps}};
+            case phase::backward_data:
+                return {
+                    // the gates' gradients from the output's and the next step's dh(t), dc(t) and the kept
+                    // activations
+                    recurrent_kernel{{4 * b * gh, e * (2 * b * h + cell_state + b * gh), e * (b * gh + cell_state + skipped_dx)},
+                                     steps},
+                    gemm(b, h, gh, steps),  // dh(t-1) = dG(t) U^T, [b x gh][gh x h]
+                    skip_input || !a.input_gradient ? recurrent_kernel{} : gemm(rows, in, gh, 1)};  // dX = dG W^T
+            case phase::backward_weights:
+                return {gemm(gh, h, rows, 1),  // dU: dG(t)^T h(t-1) summed over the steps, [gh x rows][rows x h]
+                        skip_input ? recurrent_kernel{} : gemm(gh, in, rows, 1),  // dW
+                        recurrent_kernel{{rows * gh, e * rows * gh, e * 2 * gh}, 1}};  // both biases: dG summed
+        }
+        return {};
+    }
+
+    op_work work(phase p, const work_args& a) const {
+        op_work w{};
+        for (const auto& k : kernels(p, a)) {
+            w.flops += k.runs * k.work.flops;
+            w.bytes_read += k.runs * k.work.bytes_read;
+            w.bytes_written += k.runs * k.work.bytes_written;
+        }
+        return w;
+    }
+};
+
+}  // namespace steptime::ops
