@@ -107,4 +107,22 @@ inline void validate(const device& d) {
                              ", expected a finite positive number");
 }
 
+// The device running at a sustained clock f instead of the one its peaks are quoted at (the boost clock
+// where given): every compute peak scales with the clock (cores x FLOPs per cycle x clock), the memory's
+// bandwidth, on a clock of its own, does not. For a GPU held below its boost by power or temperature (a K80
+// under autoboost), locked (nvidia-smi --lock-gpu-clocks) or running above it. Named NAME@FMHz.
+inline device at_clock(device d, hertz f) {
+    detail::require_positive(d.name, "clock", f);
+    const double s = (f / (d.boost_clock ? *d.boost_clock : d.clock)).value();
+    for (auto* peak : {&d.peak.tf32_tensor, &d.peak.fp16_tensor, &d.peak.bf16_tensor, &d.peak.fp8_tensor, &d.peak.fp16})
+        if (*peak) **peak *= s;
+    d.peak.fp32 *= s;
+    d.name += '@';  // appended piece by piece: GCC 12 warns falsely on "@" + std::string
+    d.name += std::to_string(std::lround(f.value() / 1e6));
+    d.name += "MHz";
+    d.clock = f;
+    if (d.boost_clock) d.boost_clock = f;
+    return d;
+}
+
 }  // namespace steptime

@@ -1046,7 +1046,8 @@ inline calibration_profile load_calibration(const std::filesystem::path& path) {
 //
 //   id,model,device[,precision][,layout][,optimizer][,gradients][,phase][,link][,note]
 //   (older cases files name the model column network)
-//   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it)
+//   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it);
+//              for metric allreduce_ms, allreduce:bytes=N, the size of the buffer all-reduced
 //   device     a catalog name or a device JSON file
 //   precision  fp32 (default), tf32, fp16, bf16, amp or amp-bf16
 //   layout     the activations' layout, nchw or nhwc (default: the cost model's own)
@@ -1054,7 +1055,8 @@ inline calibration_profile load_calibration(const std::filesystem::path& path) {
 //   gradients  what the GPUs of a multi-GPU row exchange gradients in, fp32, fp16 or bf16 (default fp32)
 //   phase      for kernel metrics: the timed passes, e.g. forward+backward-weights (default: forward for
 //              kernel_ms, all three for the fwd_plus_bwd metrics)
-//   link       the network between the GPUs of a multi-GPU row (a link name; default: the device's own link)
+//   link       the network between the GPUs of a multi-GPU row (a link name; default: the device's own link;
+//              an allreduce_ms row needs one)
 //
 // Only the rows the cases name are read, in the cases' order. Errors are parse_error "origin:line: ...".
 
@@ -1209,6 +1211,7 @@ enum class published_metric {
     images_per_s,      // a training step: (GPUs x batch per GPU) / rate
     kernel_ms,         // one library kernel: the forward pass of a single-operation model
     kernel_passes_ms,  // a kernel's forward and backward passes (fwd_plus_bwd..._ms), no update
+    all_reduce_ms,     // a collective alone: an all-reduce of all_reduce_size bytes between the row's GPUs
 };
 
 struct published_case {
@@ -1222,6 +1225,7 @@ struct published_case {
     published_metric metric = published_metric::forward_ms;
     pass_selection passes{};  // what a kernel metric times: the cases' phase, else the metric's own
     std::string link{};
+    bytes all_reduce_size{};  // the buffer of an all_reduce_ms row
     std::optional<activation_layout> layout{};
     std::optional<cost::optimizer> update_rule{};
     element_type gradients = element_type::fp32;
@@ -1256,9 +1260,26 @@ inline published_metric metric_of(const steptime::detail::csv_table& t, std::siz
         in("images/s");
         return published_metric::images_per_s;
     }
+    if (m == "allreduce_ms") {
+        in("ms");
+        return published_metric::all_reduce_ms;
+    }
     throw t.bad(r, col,
-                "forward_ms, backward_ms, images_per_s, kernel_ms, fwd_plus_bwd_ms or "
-                "fwd_plus_bwd_data_plus_bwd_filter_ms (steptime does not predict the others yet)");
+                "forward_ms, backward_ms, images_per_s, kernel_ms, fwd_plus_bwd_ms, "
+                "fwd_plus_bwd_data_plus_bwd_filter_ms or allreduce_ms (steptime does not predict the others yet)");
+}
+
+// The buffer of an all-reduce row's model, allreduce:bytes=N.
+inline bytes all_reduce_size(const steptime::detail::csv_table& t, std::size_t r, std::size_t col) {
+    constexpr std::string_view prefix = "allreduce:bytes=";
+    const std::string_view s = t.text(r, col);
+    const std::string_view n = s.substr(std::min(s.size(), prefix.size()));
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
+    if (!s.starts_with(prefix) || n.empty() || ec != std::errc{} || end != n.data() + n.size() || v < 1 ||
+        v > 1'000'000'000'000'000)
+        throw t.bad(r, col, "allreduce:bytes=N, the all-reduced buffer of 1 to 10^15 bytes (metric allreduce_ms)");
+    return bytes_of(static_cast<double>(v));
 }
 }  // namespace detail
 
@@ -1322,7 +1343,19 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
         m.metric = detail::metric_of(p, r, metric, unit);
         const bool kernel = m.metric == published_metric::kernel_ms || m.metric == published_metric::kernel_passes_ms;
         const std::string_view given = phase ? c.text(k, *phase) : std::string_view{};
-        if (kernel) {
+        if (m.metric == published_metric::all_reduce_ms) {
+            m.all_reduce_size = detail::all_reduce_size(c, k, model);
+            if (m.gpus < 2) throw p.bad(r, gpus, "2 or more (an all-reduce runs between GPUs)");
+            if (m.link.empty())
+                throw parse_error(c.where(c.line(k)) + "row " + m.id + ": an allreduce_ms row needs a link (column 'link': "
+                                  "the network it runs over, e.g. pcie3-x16 or ib-fdr)");
+            if (!given.empty()) throw c.bad(k, *phase, "empty: only kernel metrics take a phase");
+            if (m.layout || m.update_rule || m.gradients != element_type::fp32)
+                throw parse_error(c.where(c.line(k)) + "row " + m.id + ": an allreduce_ms row takes no layout, optimizer "
+                                  "or gradients (its buffer is all it moves)");
+        } else if (m.model.starts_with("allreduce:")) {
+            throw c.bad(k, model, "a zoo network or spec, or a PALEO JSON file (allreduce: is for metric allreduce_ms)");
+        } else if (kernel) {
             if (m.gpus != 1) throw p.bad(r, gpus, "1 (a library kernel runs on one GPU)");
             const auto s = parse_phases(!given.empty() ? given : m.metric == published_metric::kernel_ms ? "forward" : "training");
             if (!s) throw c.bad(k, *phase, "forward, backward-data, backward-weights, backward, training or a '+' list");

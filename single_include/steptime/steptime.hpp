@@ -372,6 +372,24 @@ inline void validate(const device& d) {
                              ", expected a finite positive number");
 }
 
+// The device running at a sustained clock f instead of the one its peaks are quoted at (the boost clock
+// where given): every compute peak scales with the clock (cores x FLOPs per cycle x clock), the memory's
+// bandwidth, on a clock of its own, does not. For a GPU held below its boost by power or temperature (a K80
+// under autoboost), locked (nvidia-smi --lock-gpu-clocks) or running above it. Named NAME@FMHz.
+inline device at_clock(device d, hertz f) {
+    detail::require_positive(d.name, "clock", f);
+    const double s = (f / (d.boost_clock ? *d.boost_clock : d.clock)).value();
+    for (auto* peak : {&d.peak.tf32_tensor, &d.peak.fp16_tensor, &d.peak.bf16_tensor, &d.peak.fp8_tensor, &d.peak.fp16})
+        if (*peak) **peak *= s;
+    d.peak.fp32 *= s;
+    d.name += '@';  // appended piece by piece: GCC 12 warns falsely on "@" + std::string
+    d.name += std::to_string(std::lround(f.value() / 1e6));
+    d.name += "MHz";
+    d.clock = f;
+    if (d.boost_clock) d.boost_clock = f;
+    return d;
+}
+
 }  // namespace steptime
 // ---- end steptime/device.hpp ----
 // ---- begin steptime/devices/catalog.hpp ----
@@ -901,6 +919,7 @@ struct work_args {
     double batch;          // samples in the batch
     double element_bytes;  // storage size of activations and weights
     std::int64_t parameters;
+    bool input_gradient = true;  // whether the layer's input needs its gradient (not the network's input data)
 };
 
 namespace ops {
@@ -1316,6 +1335,105 @@ struct pool2d {
 
 }  // namespace steptime::ops
 // ---- end steptime/ops/pool.hpp ----
+// ---- begin steptime/ops/recurrent.hpp ----
+// steptime/ops/recurrent.hpp: a recurrent layer over a sequence, as cuDNN runs one (Appleyard, Kocisky and
+// Blunsom, "Optimizing performance of recurrent neural networks on GPUs", 2016): the input's projections for
+// all steps in one GEMM, then per step a GEMM of the previous hidden state by the recurrent weights and an
+// element-wise kernel for the cell's gates; back through time in reverse; each weight gradient one GEMM
+// over all steps. A sequence is a steps x 1 x features image.
+
+
+
+namespace steptime::ops {
+
+// One kernel of a pass: its work, and a matmul's GEMM C[m x n] += A[m x k] B[k x n]; run `runs` times.
+struct recurrent_kernel {
+    op_work work{};
+    double runs = 0;  // 0: not launched
+    bool matmul = false;
+    double m = 0, n = 0, k = 0;
+};
+
+struct recurrent {
+    static constexpr std::string_view kind = "recurrent";
+    enum class cell_type { rnn, lstm, gru };  // rnn: ReLU or tanh, which cost alike
+    cell_type cell = cell_type::lstm;
+    std::int64_t hidden = 0;
+    // The input, of hidden features, is added to the gates as it is, without input weights (cuDNN's
+    // CUDNN_SKIP_INPUT, which DeepBench's RNN benchmark uses).
+    bool skip_input = false;
+
+    // Gate pre-activations per hidden unit (cuDNN's weight matrices per layer): LSTM 4, GRU 3, plain 1.
+    double gates() const { return cell == cell_type::lstm ? 4 : cell == cell_type::gru ? 3 : 1; }
+
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require_inputs(in, 1, layer);
+        detail::require(in[0].rank == 3 && in[0].w() == 1, layer, "expects a sequence steps x 1 x features, got " + in[0].str());
+        detail::require(hidden > 0, layer, "hidden is " + std::to_string(hidden) + ", expected a positive size");
+        detail::require(!skip_input || in[0].c() == hidden, layer,
+                        "skips its input weights, so expects " + std::to_string(hidden) + " input features (hidden), got " +
+                            std::to_string(in[0].c()));
+        return make_shape({in[0].h(), 1, hidden}, 3, "layer '" + layer + "'");
+    }
+    // Recurrent and input weights, and cuDNN's two bias vectors (input and recurrent) per gate.
+    std::int64_t parameters(std::span<const tensor_shape> in) const {
+        const std::int64_t g = static_cast<std::int64_t>(gates());
+        const std::int64_t inputs = skip_input ? 0 : in[0].c();
+        return detail::product({g, hidden, steptime::detail::checked_add(inputs, hidden + 2, "parameter count")});
+    }
+
+    // The kernels of phase p. `a.input_gradient` false: the input needs no gradient, yet the pass still goes
+    // back through time, which the weight gradients need.
+    std::array<recurrent_kernel, 3> kernels(phase p, const work_args& a) const {
+        const double e = a.element_bytes, b = a.batch, h = static_cast<double>(hidden), gh = gates() * h;
+        const double steps = static_cast<double>(a.output.h()), in = static_cast<double>(a.inputs[0].c());
+        const double rows = b * steps;
+        const double cell_state = cell == cell_type::lstm ? b * h : 0;  // an LSTM's c, besides h
+        const double previous = cell == cell_type::gru ? b * h : 0;     // a GRU's gates mix h(t-1) in
+        const double input_share = skip_input ? b * in : b * gh;       // x(t) itself, or its projections
+        const double skipped_dx = skip_input && a.input_gradient ? b * in : 0;  // dx(t): the gates' own gradient
+        const auto gemm = [&](double m, double n, double k, double runs) {  // reads A and B once, writes C
+            return recurrent_kernel{{2 * m * n * k, e * (m * k + k * n), e * m * n}, runs, true, m, n, k};
+        };
+        switch (p) {
+            case phase::forward:
+                return {
+                    // X W for every step, [rows x in][in x gh]
+                    skip_input ? recurrent_kernel{} : gemm(rows, gh, in, 1),
+                    gemm(b, gh, h, steps),  // h(t-1) U, [b x h][h x gh]
+                    // the gates: reads their sums, the input's share and c(t-1) (a GRU's h(t-1)); writes h(t),
+                    // c(t) and the activated gates kept for the backward pass
+                    {{4 * b * gh, e * (b * gh + input_share + cell_state + previous), e * (b * h + cell_state + b * gh)},
+                     steps}};
+            case phase::backward_data:
+                return {
+                    // the gates' gradients from the output's and the next step's dh(t), dc(t) and the kept
+                    // activations
+                    recurrent_kernel{{4 * b * gh, e * (2 * b * h + cell_state + b * gh), e * (b * gh + cell_state + skipped_dx)},
+                                     steps},
+                    gemm(b, h, gh, steps),  // dh(t-1) = dG(t) U^T, [b x gh][gh x h]
+                    skip_input || !a.input_gradient ? recurrent_kernel{} : gemm(rows, in, gh, 1)};  // dX = dG W^T
+            case phase::backward_weights:
+                return {gemm(gh, h, rows, 1),  // dU: dG(t)^T h(t-1) summed over the steps, [gh x rows][rows x h]
+                        skip_input ? recurrent_kernel{} : gemm(gh, in, rows, 1),  // dW
+                        recurrent_kernel{{rows * gh, e * rows * gh, e * 2 * gh}, 1}};  // both biases: dG summed
+        }
+        return {};
+    }
+
+    op_work work(phase p, const work_args& a) const {
+        op_work w{};
+        for (const auto& k : kernels(p, a)) {
+            w.flops += k.runs * k.work.flops;
+            w.bytes_read += k.runs * k.work.bytes_read;
+            w.bytes_written += k.runs * k.work.bytes_written;
+        }
+        return w;
+    }
+};
+
+}  // namespace steptime::ops
+// ---- end steptime/ops/recurrent.hpp ----
 // ---- begin steptime/ops/softmax.hpp ----
 // steptime/ops/softmax.hpp: softmax and the softmax cross-entropy loss.
 
@@ -1525,7 +1643,7 @@ concept Operation = requires(const T& op, std::span<const tensor_shape> in, cons
 using layer_op = std::variant<ops::input, ops::conv2d, ops::deconv2d, ops::pool2d, ops::dense, ops::lrn,
                               ops::batch_norm, ops::activation, ops::dropout, ops::softmax,
                               ops::softmax_cross_entropy, ops::concat, ops::elementwise, ops::reshape,
-                              ops::passthrough>;
+                              ops::passthrough, ops::recurrent>;
 
 namespace ops {
 // The variant forwards to the alternative it holds.
@@ -1543,7 +1661,7 @@ inline std::string_view kind(const layer_op& op) {
 }
 }  // namespace ops
 
-static_assert(Operation<ops::conv2d> && Operation<ops::dense> && Operation<ops::passthrough>);
+static_assert(Operation<ops::conv2d> && Operation<ops::dense> && Operation<ops::passthrough> && Operation<ops::recurrent>);
 
 }  // namespace steptime
 // ---- end steptime/ops/layer_op.hpp ----
@@ -1749,6 +1867,18 @@ struct layer_time {
         return *this;
     }
     friend layer_time operator+(layer_time a, const layer_time& b) { return a += b; }
+    // n runs of the same kernels.
+    friend layer_time operator*(double n, layer_time t) {
+        t.fetch *= n;
+        t.compute *= n;
+        t.write *= n;
+        t.remote *= n;
+        t.overhead *= n;
+        t.work *= n;
+        t.traffic *= n;
+        t.kernels *= n;
+        return t;
+    }
 };
 
 // The configuration a layer is costed in.
@@ -1821,6 +1951,8 @@ struct paleo_compat {
                                             "': paleo-compat models neither grouped nor dilated convolutions");
             const bool from_data = std::ranges::any_of(net.parents(v), [&](auto q) { return net[q].name == "data"; });
             conv_costs(u, a, *conv, l.inputs[0], l.output, n, p, from_data);
+        } else if (std::holds_alternative<ops::recurrent>(l.op)) {
+            throw unsupported_operation("layer '" + l.name + "': paleo-compat has no recurrent layers (PALEO has none)");
         } else if (const auto* pool = std::get_if<ops::pool2d>(&l.op)) {
             // 5.2: F = 2 kh kw C Ho Wo N; read input, write output; backward = forward, no filter part.
             if (p != pass::backward_weights) {
@@ -2066,15 +2198,24 @@ constexpr std::optional<optimizer> parse_optimizer(std::string_view name) {
 
 namespace detail {
 
-// Work of one pass of one layer. The data gradient of a layer fed only by the network's input is
-// not computed (no framework back-propagates into its input data).
+// What a layer's work depends on in context c. A layer fed only by the network's input needs no input
+// gradient (no framework back-propagates into its input data).
+inline work_args args_of(const network& net, network::vertex v, const cost_context& c) {
+    const auto& l = net[v];
+    const bool input_gradient =
+        !std::ranges::all_of(net.parents(v), [&](auto q) { return std::holds_alternative<ops::input>(net[q].op); });
+    return {l.inputs, l.output, static_cast<double>(c.batch), element_bytes(c.precision), l.parameters, input_gradient};
+}
+
+// Work of one pass of one layer. Without an input gradient a layer's data gradient is not computed, but a
+// recurrent layer's still goes back through time, which its weight gradients need.
 inline op_work pass_work(const network& net, network::vertex v, pass p, const cost_context& c) {
     const auto& l = net[v];
-    const work_args a{l.inputs, l.output, static_cast<double>(c.batch), element_bytes(c.precision), l.parameters};
-    const auto parents = net.parents(v);
-    const bool needs_data_gradient =
-        !std::ranges::all_of(parents, [&](auto q) { return std::holds_alternative<ops::input>(net[q].op); });
-    const auto data = [&] { return needs_data_gradient ? ops::work(l.op, phase::backward_data, a) : op_work{}; };
+    const work_args a = args_of(net, v, c);
+    const auto data = [&] {
+        return a.input_gradient || std::holds_alternative<ops::recurrent>(l.op) ? ops::work(l.op, phase::backward_data, a)
+                                                                                : op_work{};
+    };
     switch (p) {
         case pass::forward: return ops::work(l.op, phase::forward, a);
         case pass::backward_data: return data();
@@ -2281,6 +2422,7 @@ private:
 // of that kernel (the larger of compute and memory time, Williams et al., CACM 2009) at the efficiency its
 // operator class reaches, with wave quantization of GEMM-like kernels and a launch cost per kernel.
 
+#include <numeric>
 
 
 namespace steptime::cost {
@@ -2375,7 +2517,11 @@ struct kernel {
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,
-                                  [&](const op_work& w, pass q) { return run(w, traits_of(net[v].op, q, net[v], c.batch), c); }) +
+                                  [&](const op_work& w, pass q) {
+                                      if (const auto* r = std::get_if<ops::recurrent>(&net[v].op))
+                                          return recurrent_pass(*r, q, detail::args_of(net, v, c), c);
+                                      return run(w, traits_of(net[v].op, q, net[v], c.batch), c);
+                                  }) +
                gradient_sums(net, v, p, c) + framework_kernels(net, v, p, c);
     }
 
@@ -2444,7 +2590,8 @@ private:
         return t;
     }
 
-    // The parameter tensors of a layer that a matmul reads: a convolution's or dense layer's weights and bias.
+    // The parameter tensors of a layer that a matmul reads: a convolution's, dense or recurrent layer's weights and
+    // biases.
     struct matmul_parameters {
         double weights = 0, biases = 0;  // elements
         bool separate_bias = false;      // added by a kernel of its own (a convolution's: cuDNN adds none)
@@ -2453,6 +2600,10 @@ private:
         return std::visit(
             [&](const auto& o) -> matmul_parameters {
                 using O = std::decay_t<decltype(o)>;
+                if constexpr (std::is_same_v<O, ops::recurrent>) {
+                    const double biases = 2 * o.gates() * static_cast<double>(o.hidden);
+                    return {static_cast<double>(l.parameters) - biases, biases, false};
+                }
                 if constexpr (std::is_same_v<O, ops::conv2d> || std::is_same_v<O, ops::deconv2d> ||
                               std::is_same_v<O, ops::dense>) {
                     const double biases = o.bias ? static_cast<double>(l.output.c()) : 0;
@@ -2550,6 +2701,20 @@ private:
                     static_cast<double>(l.inputs[0].c()), 0, true};
         }
         return {.normalization = std::holds_alternative<ops::batch_norm>(op)};
+    }
+
+    // A recurrent layer's pass is its kernels (ops::recurrent::kernels), the per-step ones once a step, each
+    // launched at its own cost; the framework issues them as one cuDNN call, one dispatch for the host. Tensor
+    // cores take it where the hidden and input sizes both fill whole 16-byte loads (cuDNN's rule for RNNs).
+    layer_time recurrent_pass(const ops::recurrent& r, pass q, const work_args& a, const cost_context& c) const {
+        const phase p = q == pass::forward ? phase::forward : q == pass::backward_data ? phase::backward_data
+                                                                                       : phase::backward_weights;
+        const double channels = static_cast<double>(std::gcd(r.hidden, a.inputs[0].c()));
+        layer_time t{};
+        for (const auto& k : r.kernels(p, a))
+            if (k.runs > 0) t += k.runs * run(k.work, {.is_matmul = k.matmul, .shape = {k.m, k.n, k.k}, .channels = channels}, c);
+        t.kernels = 1;
+        return t;
     }
 
     // One kernel: the binding resource's time at its class's efficiency, plus its launch, plus a split-K
@@ -4181,6 +4346,9 @@ const entry<Net>* find(std::string_view name) {
 //       cuDNN's naming: batch n, input h x w x c, k filters of r x s (height x width), a stride and a
 //       symmetric explicit pad for both dimensions (defaults 1 and 0) that stride_h, stride_w, pad_h and
 //       pad_w override along one (a 1x7 convolution's pad_w=3), no bias. One conv2d layer, batch n.
+//   lstm:hidden=1024,batch=128,steps=25[,input=1024][,skip_input=0|1]   (also gru: and rnn:, ReLU or tanh)
+//       One recurrent layer as cuDNN runs it (ops::recurrent) over `steps` steps of `input` features (default
+//       hidden); skip_input=1 adds the input to the gates without input weights (CUDNN_SKIP_INPUT, DeepBench's).
 //   <zoo name>[:resolution=224][,classes=1000]
 //       zoo::find(name)->build(options).
 //
@@ -4341,6 +4509,29 @@ Net conv2d_spec(std::string_view spec, std::string_view list) {
     return net;
 }
 
+template <class Net>
+Net recurrent_spec(std::string_view spec, std::string_view name, std::string_view list) {
+    const auto v = spec_values(spec, name, list,
+                               {{"hidden", true, 0, 1, spec_any}, {"batch", true, 0, 1, max_batch},
+                                {"steps", true, 0, 1, spec_any}, {"input", false, 0, 1, spec_any},
+                                {"skip_input", false, 0, 0, 1}});
+    const std::int64_t hidden = v[0], batch = v[1], steps = v[2], input = v[3] ? v[3] : hidden;
+    Net net(std::string(name) + ":hidden=" + std::to_string(hidden) + ",batch=" + std::to_string(batch) +
+            ",steps=" + std::to_string(steps) + ",input=" + std::to_string(input) + ",skip_input=" + std::to_string(v[4]));
+    net.native_batch = batch;
+    spec_input(net, tensor_shape::image(steps, 1, input));
+    ops::recurrent op;
+    op.cell = name == "lstm" ? ops::recurrent::cell_type::lstm
+              : name == "gru" ? ops::recurrent::cell_type::gru
+                              : ops::recurrent::cell_type::rnn;
+    op.hidden = hidden;
+    op.skip_input = v[4] == 1;
+    net.add(std::string(name), op, {"x"});
+    return net;
+}
+
+inline bool recurrent_name(std::string_view name) { return name == "lstm" || name == "gru" || name == "rnn"; }
+
 }  // namespace detail
 
 // The spec's network; std::nullopt for a plain name (no ':') that is neither a zoo network nor gemm or
@@ -4357,11 +4548,13 @@ std::optional<Net> from_spec(std::string_view spec) {
                                                                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
                                                  std::string_view::npos;
     const auto* z = find<Net>(name);
-    if (!identifier || (colon == std::string_view::npos && !z && name != "gemm" && name != "conv2d"))
+    if (!identifier ||
+        (colon == std::string_view::npos && !z && name != "gemm" && name != "conv2d" && !detail::recurrent_name(name)))
         return std::nullopt;
     try {
         if (name == "gemm") return detail::gemm_spec<Net>(spec, list);
         if (name == "conv2d") return detail::conv2d_spec<Net>(spec, list);
+        if (detail::recurrent_name(name)) return detail::recurrent_spec<Net>(spec, name, list);
         if (z) {
             const auto v = detail::spec_values(spec, name, list,
                                                {{"resolution", false, options{}.resolution, 1, detail::spec_any},
@@ -4377,7 +4570,7 @@ std::optional<Net> from_spec(std::string_view spec) {
     std::string names;
     for (const auto& e : catalog<Net>()) names += ", " + std::string(e.name);
     throw invalid_argument("model spec '" + std::string(spec) + "': unknown model '" + std::string(name) +
-                           "' (known: gemm, conv2d" + names + ")");
+                           "' (known: gemm, conv2d, lstm, gru, rnn" + names + ")");
 }
 
 }  // namespace steptime::zoo
@@ -4525,7 +4718,6 @@ inline double training_cost_usd(const training_run& run, const step_estimate& st
 // steptime/pareto.hpp: time/cost trade-offs of training configurations and their Pareto-optimal set
 // (AI Gauge, Dube et al. 2019: cost = runtime x hourly price, recommend the Pareto-optimal configurations).
 
-#include <numeric>
 #include <ranges>
 
 

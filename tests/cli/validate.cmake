@@ -2,7 +2,12 @@
 set(validate ${cli} validate --data ${validation}/calibration.csv --cases ${validation}/cases.csv)
 add_test(NAME cli_validate COMMAND ${validate})
 set_tests_properties(cli_validate PROPERTIES PASS_REGULAR_EXPRESSION
-  "validation of the kernel cost model against 56 published measurements.*CNN-001 +single_gpu_cnn +alexnet +titan-x-maxwell +26\\.000 +[0-9.]+ +[-+][0-9.]+%.*\nkernel_conv +12 .*\nkernel_gemm +15 .*\nmulti_gpu_cnn +4 .*\nsingle_gpu_cnn +25 ")
+  "validation of the kernel cost model against 63 published measurements.*CNN-001 +single_gpu_cnn +alexnet +titan-x-maxwell +26\\.000 +[0-9.]+ +[-+][0-9.]+%.*\ncollective_allreduce +3 .*\nkernel_conv +12 .*\nkernel_gemm +15 .*\nkernel_rnn +4 .*\nmulti_gpu_cnn +4 .*\nsingle_gpu_cnn +25 ")
+# DeepBench's all-reduce of 64 MiB between 8 GPUs (DB-051) over pcie3-x16 (15.75 GB/s, 1 us): a ring's
+# 2 x 7 steps of 64 MiB / 8, 14 x (1 us + 8388608 B / 15.75 GB/s) = 7.471 ms.
+add_test(NAME cli_validate_all_reduce COMMAND ${validate})
+set_tests_properties(cli_validate_all_reduce PROPERTIES PASS_REGULAR_EXPRESSION
+  "DB-051 +collective_allreduce +allreduce:bytes=67108864 +titan-x-maxwell +22\\.234 +7\\.471 +-66\\.4%")
 add_test(NAME cli_validate_json COMMAND ${validate} --format json)
 set_tests_properties(cli_validate_json PROPERTIES PASS_REGULAR_EXPRESSION
   "\"cost_model\": \"kernel\",.*\"id\": \"DB-001\",.*\"measured_ms\": 0\\.088,.*\"single_gpu_cnn\": {\n *\"rows\": 25,\n *\"skipped\": 0,\n *\"mape\": [0-9.e-]+,")
@@ -11,14 +16,35 @@ if(Python3_FOUND)
   add_test(NAME cli_validate_beats_paleo_compat
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_beats_baseline.py $<TARGET_FILE:steptime_cli>
                    ${validation}/calibration.csv ${validation}/cases.csv)
-  set_tests_properties(cli_validate_beats_paleo_compat PROPERTIES PASS_REGULAR_EXPRESSION "4 categories, kernel better on all")
+  set_tests_properties(cli_validate_beats_paleo_compat PROPERTIES PASS_REGULAR_EXPRESSION "5 categories, kernel better on all; paleo-compat predicts none of kernel_rnn")
 endif()
-cli_fails(validate_compat_fp16 "^steptime: error: [^\n]*cases.csv: row DB-012: paleo-compat models fp32 only"
+cli_fails(validate_compat_unsupported "^steptime: error: [^\n]*cases.csv: row DB-010: layer 'lstm': paleo-compat has no recurrent layers"
           validate --data ${validation}/calibration.csv --cases ${validation}/cases.csv --cost-model paleo-compat)
 set(bad_cases ${CMAKE_CURRENT_BINARY_DIR}/bad-cases.csv)
-file(WRITE ${bad_cases} "id,model,device\nDB-051,alexnet,titan-x-maxwell\n")
-cli_fails(validate_unsupported_metric "^steptime: error: [^\n]*calibration.csv:[0-9]+: column 'metric': 'allreduce_ms', expected forward_ms, backward_ms"
+file(WRITE ${bad_cases} "id,model,device\nLLM-001,alexnet,titan-x-maxwell\n")
+cli_fails(validate_unsupported_metric "^steptime: error: [^\n]*calibration.csv:[0-9]+: column 'metric': 'tflops_per_gpu', expected forward_ms, backward_ms"
           validate --data ${validation}/calibration.csv --cases ${bad_cases})
+# An all-reduce row names its buffer and its link; a network's row is no all-reduce.
+set(bad_all_reduce ${CMAKE_CURRENT_BINARY_DIR}/bad-all-reduce-cases.csv)
+file(WRITE ${bad_all_reduce} "id,model,device,link\nDB-051,alexnet,titan-x-maxwell,pcie3-x16\n")
+cli_fails(validate_all_reduce_of_network "^steptime: error: [^\n]*bad-all-reduce-cases.csv:2: column 'model': 'alexnet', expected allreduce:bytes=N"
+          validate --data ${validation}/calibration.csv --cases ${bad_all_reduce})
+set(all_reduce_no_link ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-no-link-cases.csv)
+file(WRITE ${all_reduce_no_link} "id,model,device\nDB-051,allreduce:bytes=67108864,titan-x-maxwell\n")
+cli_fails(validate_all_reduce_no_link "^steptime: error: [^\n]*all-reduce-no-link-cases.csv:2: row DB-051: an allreduce_ms row needs a link"
+          validate --data ${validation}/calibration.csv --cases ${all_reduce_no_link})
+set(all_reduce_of_pass ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-of-pass-cases.csv)
+file(WRITE ${all_reduce_of_pass} "id,model,device\nCNN-001,allreduce:bytes=4096,titan-x-maxwell\n")
+cli_fails(validate_all_reduce_of_pass "^steptime: error: [^\n]*all-reduce-of-pass-cases.csv:2: column 'model': 'allreduce:bytes=4096', expected a zoo network"
+          validate --data ${validation}/calibration.csv --cases ${all_reduce_of_pass})
+set(all_reduce_one_gpu ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-one-gpu.csv)
+file(WRITE ${all_reduce_one_gpu} "id,category,num_gpus,batch_per_gpu,metric,value,unit\nA,x,1,,allreduce_ms,10,ms\n")
+file(WRITE ${all_reduce_one_gpu}.cases "id,model,device,link\nA,allreduce:bytes=0x10,titan-x-maxwell,ib-fdr\n")
+cli_fails(validate_all_reduce_bad_size "^steptime: error: [^\n]*all-reduce-one-gpu.csv.cases:2: column 'model': 'allreduce:bytes=0x10', expected allreduce:bytes=N, the all-reduced buffer of 1 to 10\\^15 bytes"
+          validate --data ${all_reduce_one_gpu} --cases ${all_reduce_one_gpu}.cases)
+file(WRITE ${all_reduce_one_gpu}.ok-cases "id,model,device,link\nA,allreduce:bytes=16,titan-x-maxwell,ib-fdr\n")
+cli_fails(validate_all_reduce_one_gpu "^steptime: error: [^\n]*all-reduce-one-gpu.csv:2: column 'num_gpus': '1', expected 2 or more"
+          validate --data ${all_reduce_one_gpu} --cases ${all_reduce_one_gpu}.ok-cases)
 set(phase_cases ${CMAKE_CURRENT_BINARY_DIR}/phase-cases.csv)
 file(WRITE ${phase_cases} "id,model,device,phase\nCNN-001,alexnet,titan-x-maxwell,forward\n")
 cli_fails(validate_ppp_of_kernel "^steptime: error: --ppp-compute and --ppp-memory set paleo's and roofline's"

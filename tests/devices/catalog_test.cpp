@@ -205,6 +205,25 @@ TEST_CASE("the k80 entry is one GK210 die: half the K80 board") {
     CHECK(to_double(devices::get("paleo:K80").memory_bandwidth) == 2 * to_double(k80.memory_bandwidth));
 }
 
+TEST_CASE("at_clock: compute peaks follow the clock, the memory's bandwidth and the lanes per SM do not") {
+    // The K80 die at its 560 MHz base clock: 2496 cores x 2 FLOPs x 560 MHz = 2.796 TFLOP/s (the datasheet's
+    // 5.6 TFLOPS per two-die board), against 4.368 at the 875 MHz boost the catalog quotes.
+    const device& k80 = devices::get("k80");
+    const device base = at_clock(k80, steptime::megahertz_of(560));
+    CHECK(base.name == "k80@560MHz");
+    CHECK(to_double(base.peak.fp32) == doctest::Approx(2496 * 2 * 560e6).epsilon(1e-3));
+    CHECK(to_double(base.memory_bandwidth) == to_double(k80.memory_bandwidth));
+    CHECK(to_double(base.clock) == 560e6);
+    CHECK(to_double(*base.boost_clock) == 560e6);
+    // Every pipe scales alike: the V100's tensor cores at half its 1530 MHz boost do half their 125 TFLOP/s.
+    const device& v100 = devices::get("v100-sxm2-16gb");
+    const device half = at_clock(v100, steptime::megahertz_of(765));
+    CHECK(to_double(*half.peak.fp16_tensor) == doctest::Approx(62.5 * tera));
+    CHECK(to_double(*half.peak.fp16) == doctest::Approx(to_double(*v100.peak.fp16) / 2));
+    CHECK(to_double(half.peak.fp32) / to_double(*half.boost_clock) == doctest::Approx(to_double(v100.peak.fp32) / 1530e6));
+    CHECK_THROWS_AS(at_clock(v100, steptime::megahertz_of(0)), steptime::invalid_device);
+}
+
 TEST_CASE("SM counts agree with Habitat's devices.yml (num_sms from cudaGetDeviceProperties)") {
     // /work/shared/data/habitat/devices.yml and deepview_predict/devices.yml: GTX1080Ti 28, P100 56,
     // T4 40, V100 80, A100 108, H100 (SXM) 132, P4000 14, P4 20, RTX2070 36, RTX2080Ti 68, RTX4000 36,

@@ -192,8 +192,10 @@ void predict_phases(const plan& p, const options& o, const std::string& phase, c
     }
 }
 
-void predict(const options& o, const std::optional<std::string>& phase, const std::optional<std::string>& anchor) {
-    const plan p = make_plan(o, /*lists=*/false);
+void predict(const options& o, const std::optional<std::string>& phase, const std::optional<std::string>& anchor,
+             const std::optional<std::string>& clock) {
+    plan p = make_plan(o, /*lists=*/false);
+    if (clock) p.devices.front() = at_clock(p.devices.front(), parse_frequency(*clock, "--clock"));
     if (phase) return predict_phases(p, o, *phase, anchor);
     const auto on = [&](const device& dev) {
         return p.run(dev, p.comm_model(p.comms.front(), p.networks.front()), p.workers.front(), p.batches.front());
@@ -245,6 +247,7 @@ void list_models() {
                  "Specs: --model vgg16:resolution=160,classes=10 (a zoo network with options),\n"
                  "       --model gemm:m=1760,n=128,k=1760[,ta=1,tb=0] (C[MxN] = op(A)[MxK] op(B)[KxN]),\n"
                  "       --model conv2d:n=16,h=112,w=112,c=64,k=128,r=3,s=3[,stride=1,pad=0,groups=1]\n"
+                 "       --model lstm:hidden=1024,batch=128,steps=25[,input=512,skip_input=1] (gru:, rnn: alike)\n"
                  "       (with predict --phase forward|backward-data|backward-weights|... for kernel times)\n";
 }
 
@@ -275,7 +278,11 @@ int main(int argc, char** argv) {
                   "DEVICE=TIME: a time measured on another device for the same prediction (the step, or the --phase "
                   "passes), e.g. titan-x-maxwell=104ms; also prints it carried here by the model's ratio of the two "
                   "devices' times (Habitat's anchoring)");
-    p->callback([&] { predict(po, phase, anchor); });
+    std::optional<std::string> clock;
+    p->add_option("--clock", clock,
+                  "the clock the GPU sustains, e.g. 562MHz, where not its boost clock (power or temperature limits, "
+                  "locked clocks): its compute peaks scale with it, its memory bandwidth does not");
+    p->callback([&] { predict(po, phase, anchor, clock); });
 
     options so;
     sweep_options ss;

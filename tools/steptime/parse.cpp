@@ -23,6 +23,8 @@ constexpr std::array bandwidth_units{
     unit{"GiB/s", 1073741824.0}, unit{"MiB/s", 1048576.0},
 };
 
+constexpr std::array frequency_units{unit{"GHz", 1e9}, unit{"MHz", 1e6}};
+
 constexpr std::array time_units{unit{"s", 1}, unit{"ms", 1e-3}, unit{"us", 1e-6}, unit{"\u00b5s", 1e-6},
                                 unit{"ns", 1e-9}};
 
@@ -86,6 +88,14 @@ seconds parse_latency(std::string_view text, std::string_view option) {
     if (!(t >= 0) || !std::isfinite(t)) throw invalid_argument(quoted(option, text) + ": latency must not be negative");
     if (t > 3600) throw invalid_argument(quoted(option, text) + ": latency above an hour is not a network");
     return seconds_of(t);
+}
+
+hertz parse_frequency(std::string_view text, std::string_view option) {
+    constexpr std::string_view example = "562MHz or 1.41GHz";
+    const auto [v, symbol] = number_and_unit(text, option, example);
+    const double f = v * scale_of(symbol, frequency_units, option, text, example);
+    if (!(f >= 1e6 && f <= 1e10)) throw invalid_argument(quoted(option, text) + ": expected a GPU clock from 1 MHz to 10 GHz");
+    return megahertz_of(f / 1e6);
 }
 
 seconds parse_duration(std::string_view text, std::string_view option) {

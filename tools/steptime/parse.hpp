@@ -18,6 +18,9 @@ bytes_per_second parse_bandwidth(std::string_view text, std::string_view option 
 // "5us", "1.5 ms", "0": s, ms, us (or µs), ns. Zero may go without a unit.
 seconds parse_latency(std::string_view text, std::string_view option = "--latency");
 
+// A clock, "562MHz" or "1.41 GHz", from 1 MHz to 10 GHz.
+hertz parse_frequency(std::string_view text, std::string_view option);
+
 // A measured time, "104ms" or "0.5 s": s, ms, us (or µs), ns, from a nanosecond to a day.
 seconds parse_duration(std::string_view text, std::string_view option);
 

@@ -17,7 +17,8 @@ network load_model(const std::string& m) {
     std::string names;
     for (const auto& z : zoo::catalog()) names += (names.empty() ? "" : ", ") + std::string(z.name);
     throw invalid_argument("unknown model '" + m + "': not in the zoo (" + names +
-                           "), not a spec (gemm:m=,n=,k= or conv2d:n=,h=,w=,c=,k=,r=,s= or <zoo name>:resolution=,classes=) "
+                           "), not a spec (gemm:m=,n=,k= or conv2d:n=,h=,w=,c=,k=,r=,s= or lstm|gru|rnn:hidden=,batch=,steps= or "
+                           "<zoo name>:resolution=,classes=) "
                            "and no such PALEO JSON file");
 }
 
@@ -99,6 +100,18 @@ std::vector<network_link> make_networks(const options& o, parallelism par, bool 
     std::vector<network_link> nets;
     for (const auto& name : items(o.networks, "--network", lists)) nets.push_back(load_link(name, "--network"));
     return nets;
+}
+
+// --intra-network and --gpus-per-node, the node of a hierarchical collective; the others take neither.
+void set_node(const options& o, bool hierarchical, network_link& intra_node, int& gpus_per_node) {
+    if (!hierarchical) {
+        if (o.intra_network || o.gpus_per_node)
+            throw invalid_argument(std::string(o.intra_network ? "--intra-network" : "--gpus-per-node") +
+                                   " applies to --comm hierarchical only");
+        return;
+    }
+    intra_node = load_link(o.intra_network.value_or("nvlink3"), "--intra-network");
+    if (o.gpus_per_node) gpus_per_node = static_cast<int>(parse_integer(*o.gpus_per_node, "--gpus-per-node", 1, max_workers));
 }
 
 }  // namespace
@@ -261,9 +274,6 @@ plan make_plan(const options& o, bool lists) {
 
     std::vector<collective> comms = make_comms(o, par, compat, lists);
     const bool hierarchical = std::find(comms.begin(), comms.end(), collective::hierarchical) != comms.end();
-    if (!hierarchical && (o.intra_network || o.gpus_per_node))
-        throw invalid_argument(std::string(o.intra_network ? "--intra-network" : "--gpus-per-node") +
-                               " applies to --comm hierarchical only");
     std::vector<network_link> networks = make_networks(o, par, compat, lists);
 
     std::vector<device> devs;
@@ -279,12 +289,18 @@ plan make_plan(const options& o, bool lists) {
     p.overlap_with = ov;
     p.compat = compat;
     p.ppp_comm = ratio_of(o.ppp_comm.value_or(1.0));
-    if (hierarchical) {
-        p.intra_node = load_link(o.intra_network.value_or("nvlink3"), "--intra-network");
-        if (o.gpus_per_node)
-            p.gpus_per_node = static_cast<int>(parse_integer(*o.gpus_per_node, "--gpus-per-node", 1, max_workers));
-    }
+    set_node(o, hierarchical, p.intra_node, p.gpus_per_node);
     return p;
+}
+
+collective_model make_collective(const options& o) {
+    const bool compat = o.cost_model == "paleo-compat";
+    collective_model m{make_comms(o, parallelism::data, compat, false).front(),
+                       make_networks(o, parallelism::data, compat, false).front()};
+    set_node(o, m.kind == collective::hierarchical, m.intra_node, m.gpus_per_node);
+    m.ppp_comm = ratio_of(o.ppp_comm.value_or(1.0));
+    m.paleo_formulas = compat;
+    return m;
 }
 
 std::string_view plan::cost_name() const {

@@ -73,6 +73,10 @@ struct plan {
 
 plan make_plan(const options& o, bool lists);
 
+// The collective of the options' --comm over their --network (one each), as make_plan resolves them for data
+// parallelism: for what is predicted without a network to train (validate's all-reduce rows).
+collective_model make_collective(const options& o);
+
 // "20 Gb/s, 5 us latency" (or "no latency term" for PALEO's formulas).
 std::string describe(const network_link& l, bool paleo_formulas);
 

@@ -78,6 +78,11 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
     // Multi-GPU rows are data parallel with the gradient exchange overlapping the backward pass, as
     // DDP and Horovod run it.
     if (c.gpus > 1 && po.cost_model != "paleo-compat") po.overlap = "backward";
+    // An all-reduce alone (DeepBench's) runs the collective that predict's data parallelism uses.
+    if (c.metric == io::published_metric::all_reduce_ms) {
+        (void)load_device(po.devices);  // the GPUs the row names, checked though the collective needs only the link
+        return make_collective(po).all_reduce(c.all_reduce_size, c.gpus);
+    }
     const plan p = make_plan(po, /*lists=*/false);
     const device& dev = p.devices.front();
     switch (c.metric) {
