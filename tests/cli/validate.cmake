@@ -148,6 +148,17 @@ if(Python3_FOUND)
                    ${validation}/tf-benchmarks-k80/calibration.csv ${validation}/tf-benchmarks-k80/cases.csv p100-sxm2-16gb)
   set_tests_properties(cli_validate_anchored_tf_k80 PROPERTIES PASS_REGULAR_EXPRESSION
                        "14 rows in 2 categories, anchored better on all")
+  # The same K80 rows with the GPU at its 560 MHz base clock (the README's hypothesis; the device column's
+  # NAME@CLOCK): every row still predicted and named so, anchoring still better on all.
+  file(READ ${validation}/tf-benchmarks-k80/cases.csv k80_cases)
+  string(REPLACE ",k80," ",k80@560MHz," k80_cases "${k80_cases}")
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/k80-base-clock-cases.csv "${k80_cases}")
+  add_test(NAME cli_validate_anchored_k80_base_clock
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_anchored.py $<TARGET_FILE:steptime_cli>
+                   ${validation}/tf-benchmarks-k80/calibration.csv ${CMAKE_CURRENT_BINARY_DIR}/k80-base-clock-cases.csv
+                   p100-sxm2-16gb)
+  set_tests_properties(cli_validate_anchored_k80_base_clock PROPERTIES PASS_REGULAR_EXPRESSION
+                       "14 rows in 2 categories, anchored better on all")
   # predict --anchor: the same formula in every output format, and validate --anchor's number for one row.
   add_test(NAME cli_predict_anchored
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/predict_anchored.py $<TARGET_FILE:steptime_cli>

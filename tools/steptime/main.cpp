@@ -192,10 +192,8 @@ void predict_phases(const plan& p, const options& o, const std::string& phase, c
     }
 }
 
-void predict(const options& o, const std::optional<std::string>& phase, const std::optional<std::string>& anchor,
-             const std::optional<std::string>& clock) {
-    plan p = make_plan(o, /*lists=*/false);
-    if (clock) p.devices.front() = at_clock(p.devices.front(), parse_frequency(*clock, "--clock"));
+void predict(const options& o, const std::optional<std::string>& phase, const std::optional<std::string>& anchor) {
+    const plan p = make_plan(o, /*lists=*/false);
     if (phase) return predict_phases(p, o, *phase, anchor);
     const auto on = [&](const device& dev) {
         return p.run(dev, p.comm_model(p.comms.front(), p.networks.front()), p.workers.front(), p.batches.front());
@@ -278,11 +276,7 @@ int main(int argc, char** argv) {
                   "DEVICE=TIME: a time measured on another device for the same prediction (the step, or the --phase "
                   "passes), e.g. titan-x-maxwell=104ms; also prints it carried here by the model's ratio of the two "
                   "devices' times (Habitat's anchoring)");
-    std::optional<std::string> clock;
-    p->add_option("--clock", clock,
-                  "the clock the GPU sustains, e.g. 562MHz, where not its boost clock (power or temperature limits, "
-                  "locked clocks): its compute peaks scale with it, its memory bandwidth does not");
-    p->callback([&] { predict(po, phase, anchor, clock); });
+    p->callback([&] { predict(po, phase, anchor); });
 
     options so;
     sweep_options ss;

@@ -1,7 +1,8 @@
 #include "plan.hpp"
 
-#include <cstdio>
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <type_traits>
 
@@ -25,6 +26,9 @@ network load_model(const std::string& m) {
 device load_device(const std::string& d) {
     if (const auto* dev = devices::find(d)) return *dev;
     if (std::filesystem::exists(d)) return io::load_device(d);
+    // NAME@CLOCK: the device at a sustained clock, the name at_clock gives it.
+    if (const auto at = d.rfind('@'); at != std::string::npos && at + 1 < d.size() && std::isdigit(static_cast<unsigned char>(d[at + 1])))
+        return at_clock(load_device(d.substr(0, at)), parse_frequency(std::string_view(d).substr(at + 1), "device '" + d + "': clock"));
     return devices::get(d);  // throws invalid_device naming close catalog entries
 }
 
@@ -177,7 +181,8 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
     const auto axis = [lists](const std::string& one, const std::string& many) { return lists ? many : one; };
     cmd.add_option("--model,-m", o.model, "zoo name or PALEO JSON file")->required();
     cmd.add_option("--device,-d", o.devices,
-                   axis("catalog name or device JSON file", "catalog names or device JSON files, comma-separated"))
+                   axis("catalog name or device JSON file", "catalog names or device JSON files, comma-separated") +
+                       "; NAME@CLOCK (k80@560MHz) runs it at a sustained clock: compute peaks scale, memory bandwidth not")
         ->required();
     cmd.add_option("--batch,-b", o.batches,
                    axis("samples", "comma list of samples") +

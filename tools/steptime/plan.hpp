@@ -27,7 +27,7 @@ struct options {
 
 // A zoo network by name, or a PALEO JSON file.
 network load_model(const std::string& m);
-// A catalog device by name, or a device JSON file.
+// A catalog device by name, or a device JSON file; either as NAME@CLOCK (k80@560MHz) at that sustained clock.
 device load_device(const std::string& d);
 // A network or device named in a data file: a JSON file beside that file (in `base`) where there is one,
 // else the name as given (a zoo name or spec, a catalog device, a path from the working directory).
