@@ -3,6 +3,7 @@
 // nets; and the report writers.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -637,6 +638,15 @@ TEST_CASE("step_estimate and its writers: table, CSV, JSON") {
                                  "update", "communication", "step", "parameters"})
             CHECK_MESSAGE(t.find(part) != std::string::npos, "table lacks " << part);
         for (const auto& l : e.layers) CHECK_MESSAGE(t.find(l.name) != std::string::npos, "table lacks " << l.name);
+        // Aligned: the header and every layer's row end in the same column, softmax_cross_entropy's too.
+        std::istringstream in(t);
+        std::vector<std::size_t> widths;
+        std::string line;
+        std::getline(in, line);
+        std::getline(in, line);  // the title and a blank line
+        while (std::getline(in, line) && !line.empty()) widths.push_back(line.size());
+        CHECK(widths.size() == net.size() + 1);
+        CHECK(std::ranges::count(widths, widths.front()) == static_cast<std::ptrdiff_t>(widths.size()));
     }
     SUBCASE("CSV") {
         std::ostringstream out;

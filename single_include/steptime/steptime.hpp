@@ -3598,16 +3598,21 @@ inline void write_table(std::ostream& out, const step_estimate& e) {
     using namespace detail;
     out << e.model << " on " << e.device << ", batch " << e.batch << ", " << to_string(e.precision) << ", "
         << e.cost_model << " cost model\n\n";
-    std::size_t w = 5;
-    for (const auto& l : e.layers) w = std::max(w, l.name.size());
-    out << pad_right("layer", w) << "  " << pad_right("op", 12) << pad_left("fwd ms", 10) << pad_left("bwd ms", 10)
-        << pad_left("fwd GFLOP", 11) << pad_left("bwd GFLOP", 11) << pad_left("share", 7) << "\n";
+    // The cells first, so that each column is as wide as its widest cell.
+    std::vector<std::array<std::string, 7>> rows{{"layer", "op", "fwd ms", "bwd ms", "fwd GFLOP", "bwd GFLOP", "share"}};
     const double step = e.total.value();
     for (const auto& l : e.layers) {
         const double share = step > 0 ? (l.forward.total() + l.backward.total()).value() / step * 100 : 0;
-        out << pad_right(l.name, w) << "  " << pad_right(std::string(l.op), 12) << pad_left(ms(l.forward.total()), 10)
-            << pad_left(ms(l.backward.total()), 10) << pad_left(fixed(l.forward.work.value() / 1e9, 2), 11)
-            << pad_left(fixed(l.backward.work.value() / 1e9, 2), 11) << pad_left(fixed(share, 1) + "%", 7) << "\n";
+        rows.push_back({l.name, std::string(l.op), ms(l.forward.total()), ms(l.backward.total()),
+                        fixed(l.forward.work.value() / 1e9, 2), fixed(l.backward.work.value() / 1e9, 2), fixed(share, 1) + "%"});
+    }
+    std::array<std::size_t, 7> w{5, 10, 8, 8, 9, 9, 5};  // at least the usual widths
+    for (const auto& r : rows)
+        for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+    for (const auto& r : rows) {
+        out << pad_right(r[0], w[0]) << "  " << pad_right(r[1], w[1]);
+        for (std::size_t i = 2; i < w.size(); ++i) out << "  " << pad_left(r[i], w[i]);
+        out << "\n";
     }
     const auto bounds = [](const time_bounds& b) { return "   [parallel bound " + ms(b.lower) + ", sequential " + ms(b.upper) + "]"; };
     out << "\nforward        " << pad_left(ms(e.forward), 12) << " ms" << bounds(e.forward_bounds) << "\n"
