@@ -490,6 +490,15 @@ TEST_CASE("kernel: NCHW transposes tensor-core convolutions and prices batch nor
     CHECK(close(bn_h200.total().value(), bn_h200.traffic.value() / (132 * 13.96e9) + 5e-6));
     CHECK(parse_layout("nhwc") == activation_layout::nhwc);
     CHECK(parse_layout("NCHW") == std::nullopt);
+    // cuDNN 7.6 ran NCHW tensor-core convolutions without transposes: its NCHW convolution costs what NHWC's
+    // does, and its batch norm still NCHW's FP32 bytes at the strided rate.
+    const cost::kernel cudnn7{.library = cost::conv_library::cudnn7};
+    CHECK(layer(cudnn7, "conv", element_type::fp16).total() == h_nhwc.total());
+    CHECK(layer(cudnn7, "conv", element_type::fp16).kernels == h_nhwc.kernels);
+    CHECK(layer(cudnn7, "bn", element_type::fp16).total() == layer(nchw, "bn", element_type::fp16).total());
+    CHECK(cost::parse_conv_library("cudnn7") == cost::conv_library::cudnn7);
+    CHECK(cost::parse_conv_library(cost::to_string(cost::conv_library::cudnn9)) == cost::conv_library::cudnn9);
+    CHECK(cost::parse_conv_library("cudnn8") == std::nullopt);
 }
 
 TEST_CASE("kernel: the kernels a training step adds around the layers' own") {

@@ -1044,13 +1044,14 @@ inline calibration_profile load_calibration(const std::filesystem::path& path) {
 // steptime/io/published_csv.hpp: published measurements in validation/measured/calibration.csv's form,
 // joined by id with a cases file that says how steptime predicts each (validation/measured/cases.csv):
 //
-//   id,model,device[,precision][,layout][,optimizer][,gradients][,phase][,link][,note]
+//   id,model,device[,precision][,layout][,library][,optimizer][,gradients][,phase][,link][,note]
 //   (older cases files name the model column network)
 //   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it);
 //              for metric allreduce_ms, allreduce:bytes=N, the size of the buffer all-reduced
 //   device     a catalog name or a device JSON file
 //   precision  fp32 (default), tf32, fp16, bf16, amp or amp-bf16
 //   layout     the activations' layout, nchw or nhwc (default: the cost model's own)
+//   library    the convolution library, cudnn7 or cudnn9 (default: the cost model's own; cost::conv_library)
 //   optimizer  the weight update of a training step, sgd, momentum or adam (default: the cost model's own)
 //   gradients  what the GPUs of a multi-GPU row exchange gradients in, fp32, fp16 or bf16 (default fp32)
 //   phase      for kernel metrics: the timed passes, e.g. forward+backward-weights (default: forward for
@@ -1227,6 +1228,7 @@ struct published_case {
     std::string link{};
     bytes all_reduce_size{};  // the buffer of an all_reduce_ms row
     std::optional<activation_layout> layout{};
+    std::optional<cost::conv_library> library{};
     std::optional<cost::optimizer> update_rule{};
     element_type gradients = element_type::fp32;
     seconds time{};  // the measured time of what the metric covers
@@ -1287,15 +1289,16 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
                                                          std::string_view cases, const std::string& cases_origin) {
     const steptime::detail::csv_table p(published, published_origin), c(cases, cases_origin);
     constexpr std::string_view p_format = "calibration.csv's columns id,category,num_gpus,batch_per_gpu,metric,value,unit";
-    constexpr std::string_view c_format = "the columns id,model,device[,precision][,layout][,optimizer][,gradients][,phase][,link]";
+    constexpr std::string_view c_format =
+        "the columns id,model,device[,precision][,layout][,library][,optimizer][,gradients][,phase][,link]";
     const std::size_t p_id = p.column("id", p_format), gpus = p.column("num_gpus", p_format),
                       batch = p.column("batch_per_gpu", p_format), metric = p.column("metric", p_format),
                       value = p.column("value", p_format), unit = p.column("unit", p_format);
     const auto category = p.find("category");
     const std::size_t c_id = c.column("id", c_format), dev = c.column("device", c_format);
     const std::size_t model = c.find("model") ? *c.find("model") : c.column("network", c_format);
-    const auto precision = c.find("precision"), layout = c.find("layout"), update = c.find("optimizer"),
-               gradients = c.find("gradients"), phase = c.find("phase"), link = c.find("link");
+    const auto precision = c.find("precision"), layout = c.find("layout"), library = c.find("library"),
+               update = c.find("optimizer"), gradients = c.find("gradients"), phase = c.find("phase"), link = c.find("link");
     // Each id names one row of each file: a repeated one would be read twice, or predict the wrong row.
     const auto rows_by_id = [](const steptime::detail::csv_table& t, std::size_t col) {
         std::unordered_map<std::string_view, std::size_t> rows;
@@ -1327,6 +1330,10 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
             m.layout = parse_layout(c.text(k, *layout));
             if (!m.layout) throw c.bad(k, *layout, "nchw or nhwc");
         }
+        if (library && !c.text(k, *library).empty()) {
+            m.library = cost::parse_conv_library(c.text(k, *library));
+            if (!m.library) throw c.bad(k, *library, "cudnn7 or cudnn9");
+        }
         if (update && !c.text(k, *update).empty()) {
             m.update_rule = cost::parse_optimizer(c.text(k, *update));
             if (!m.update_rule) throw c.bad(k, *update, "sgd, momentum or adam");
@@ -1350,9 +1357,9 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
                 throw parse_error(c.where(c.line(k)) + "row " + m.id + ": an allreduce_ms row needs a link (column 'link': "
                                   "the network it runs over, e.g. pcie3-x16 or ib-fdr)");
             if (!given.empty()) throw c.bad(k, *phase, "empty: only kernel metrics take a phase");
-            if (m.layout || m.update_rule || m.gradients != element_type::fp32)
-                throw parse_error(c.where(c.line(k)) + "row " + m.id + ": an allreduce_ms row takes no layout, optimizer "
-                                  "or gradients (its buffer is all it moves)");
+            if (m.layout || m.library || m.update_rule || m.gradients != element_type::fp32)
+                throw parse_error(c.where(c.line(k)) + "row " + m.id + ": an allreduce_ms row takes no layout, library, "
+                                  "optimizer or gradients (its buffer is all it moves)");
         } else if (m.model.starts_with("allreduce:")) {
             throw c.bad(k, model, "a zoo network or spec, or a PALEO JSON file (allreduce: is for metric allreduce_ms)");
         } else if (kernel) {

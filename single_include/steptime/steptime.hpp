@@ -2196,6 +2196,21 @@ constexpr std::optional<optimizer> parse_optimizer(std::string_view name) {
     return std::nullopt;
 }
 
+// The convolution library's generation, where the kernel model prices them apart: cuDNN 9 (PyTorch 2's;
+// measured on the H100) transposes an NCHW tensor-core convolution's tensors to NHWC and back; cuDNN 7.6 ran
+// them on the NCHW tensors as they were (DeepBench's FP16 convolutions on the V100 took their multiplications'
+// time alone). cuDNN 8 is not known to either (README.md, "ResNet-50 training steps on seventeen GPUs").
+enum class conv_library { cudnn7, cudnn9 };
+
+constexpr std::string_view to_string(conv_library l) { return l == conv_library::cudnn7 ? "cudnn7" : "cudnn9"; }
+
+// "cudnn7" or "cudnn9"; std::nullopt for anything else.
+constexpr std::optional<conv_library> parse_conv_library(std::string_view name) {
+    for (const conv_library l : {conv_library::cudnn7, conv_library::cudnn9})
+        if (name == to_string(l)) return l;
+    return std::nullopt;
+}
+
 namespace detail {
 
 // What a layer's work depends on in context c. A layer fed only by the network's input needs no input
@@ -2478,13 +2493,14 @@ struct kernel {
     // the H100 machine: ResNet-50's batch-1 FP32 step, 11.9 ms over its 440 kernels (README.md).
     seconds host_dispatch = microseconds_of(27);
     // Activations in NCHW (PyTorch's and Caffe's default) cost two things around tensor cores, both measured
-    // on the H100 (validation/measured/pytorch-h100/README.md): cuDNN transposes a tensor-core convolution's
+    // on the H100 (validation/measured/pytorch-h100/README.md): cuDNN 9 transposes a tensor-core convolution's
     // tensors to NHWC and back, reading and writing each once at nchw_strided (one more kernel per pass,
     // which the host issues like any other: so counted, ResNet-50's batch-1 AMP step comes out at 19.6 ms,
     // measured 19.7), except a 1x1 stride-1 convolution's, a GEMM on the NCHW tensors as they are (timed
     // alone, its NCHW and NHWC times agree); and NCHW batch norm keeps FP32 statistics and runs at FP32
     // cost in any precision (ResNet-50, batch 256: 41.7 ms in FP16 against 48.8 in FP32).
     activation_layout layout = activation_layout::nchw;
+    conv_library library = conv_library::cudnn9;  // cudnn7: no transposes around NCHW tensor-core convolutions
     // Output tile of a GEMM-like kernel on one SM (cuBLAS/CUTLASS's common 128x128 threadblock tile).
     double tile = 128;
     optimizer update_rule = optimizer::sgd;
@@ -2722,8 +2738,8 @@ private:
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
     // the input channels fill whole 16-byte loads (8 FP16, 4 TF32, 16 FP8 elements: NVIDIA's Deep Learning
     // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 and 5x5 convolutions use
-    // Winograd (cuDNN's tensor-core kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and tensor-core
-    // convolutions are transposed.
+    // Winograd (cuDNN's tensor-core kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and cuDNN 9
+    // transposes tensor-core convolutions.
     layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
         const bool nchw = layout == activation_layout::nchw;
         const bytes_per_second bandwidth =
@@ -2752,7 +2768,7 @@ private:
             sum.kernels = 0;  // within the GEMM's own launch
             t += sum;
         }
-        if (tensor_pipe && k.transposed && nchw) {
+        if (tensor_pipe && k.transposed && nchw && library == conv_library::cudnn9) {
             const double moved = w.bytes_read + w.bytes_written;  // each tensor read once and written once
             t += detail::roofline_kernel({0, moved, moved}, rate, strided_bandwidth(c.dev), launch_overhead);
         }

@@ -29,6 +29,10 @@ set(bad_all_reduce ${CMAKE_CURRENT_BINARY_DIR}/bad-all-reduce-cases.csv)
 file(WRITE ${bad_all_reduce} "id,model,device,link\nDB-051,alexnet,titan-x-maxwell,pcie3-x16\n")
 cli_fails(validate_all_reduce_of_network "^steptime: error: [^\n]*bad-all-reduce-cases.csv:2: column 'model': 'alexnet', expected allreduce:bytes=N"
           validate --data ${validation}/calibration.csv --cases ${bad_all_reduce})
+set(bad_library ${CMAKE_CURRENT_BINARY_DIR}/bad-library-cases.csv)
+file(WRITE ${bad_library} "id,model,device,library\nDB-017,alexnet,v100-sxm2-16gb,cudnn8\n")
+cli_fails(validate_bad_library "^steptime: error: [^\n]*bad-library-cases.csv:2: column 'library': 'cudnn8', expected cudnn7 or cudnn9"
+          validate --data ${validation}/calibration.csv --cases ${bad_library})
 set(all_reduce_no_link ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-no-link-cases.csv)
 file(WRITE ${all_reduce_no_link} "id,model,device\nDB-051,allreduce:bytes=67108864,titan-x-maxwell\n")
 cli_fails(validate_all_reduce_no_link "^steptime: error: [^\n]*all-reduce-no-link-cases.csv:2: row DB-051: an allreduce_ms row needs a link"

@@ -124,9 +124,11 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     const auto r = [](std::optional<double> v) { return ratio_of(v.value_or(1.0)); };
     std::optional<bytes_per_second> cross;
     if (o.cross_gbps) cross = bytes_per_second_of(*o.cross_gbps * 1e9);
-    if (o.layout && (calibration || !(o.cost_model.empty() || o.cost_model == "kernel")))
-        throw invalid_argument("--layout sets the kernel model's layout (the default model, without --calibration); "
-                               "leave it out with other cost models");
+    if ((o.layout || o.library) && (calibration || !(o.cost_model.empty() || o.cost_model == "kernel"))) {
+        const std::string option = o.layout ? "layout" : "library";
+        throw invalid_argument("--" + option + " sets the kernel model's " + option +
+                               " (the default model, without --calibration); leave it out with other cost models");
+    }
     const std::optional<cost::optimizer> update = o.optimizer ? cost::parse_optimizer(*o.optimizer) : std::nullopt;  // checked by its option
     if (update && o.cost_model == "paleo-compat")
         throw invalid_argument("--optimizer: paleo-compat prices PALEO's own update (plain SGD); leave it out");
@@ -166,6 +168,7 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
                                "model (kernel) has one per operator class: add --cost-model paleo or roofline");
     cost::kernel m;
     if (o.layout) m.layout = *parse_layout(*o.layout);  // checked by its option
+    if (o.library) m.library = *cost::parse_conv_library(*o.library);  // checked by its option
     m.ppp_comm = r(o.ppp_comm);
     m.cross_device_bandwidth = cross;
     if (update) m.update_rule = *update;
@@ -226,6 +229,10 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                    "the default model's activation layout: nchw (default: PyTorch's, Caffe's) or nhwc (channels last: "
                    "TensorFlow's, NVIDIA's tuned recipes); NCHW transposes around tensor-core convolutions")
         ->check(CLI::IsMember({"nchw", "nhwc"}));
+    cmd.add_option("--library", o.library,
+                   "the default model's convolution library: cudnn9 (default: PyTorch 2's; transposes NCHW tensor-core "
+                   "convolutions) or cudnn7 (ran them on NCHW as it is)")
+        ->check(CLI::IsMember({"cudnn7", "cudnn9"}));
     cmd.add_option("--optimizer", o.optimizer,
                    "the weight update: sgd (default), momentum or adam (FP32 weights, gradients and state read and "
                    "written once per step; not with paleo-compat)")

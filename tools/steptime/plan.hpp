@@ -17,7 +17,7 @@ namespace steptime::cli {
 // What was typed. In `sweep` the devices, batches, workers, comms and networks are comma lists.
 struct options {
     std::string model, devices, batches, workers, comms, networks;
-    std::optional<std::string> bandwidth, latency, intra_network, gpus_per_node, calibration, layout, optimizer, gradients;
+    std::optional<std::string> bandwidth, latency, intra_network, gpus_per_node, calibration, layout, library, optimizer, gradients;
     // cost_model empty: the default (kernel), which --calibration replaces with paleo's calibrated variant.
     std::string cost_model{}, precision = "fp32", parallelism = "data", scaling = "weak", overlap = "none";
     std::optional<double> ppp_compute, ppp_memory, ppp_comm, cross_gbps;

@@ -45,8 +45,8 @@ case_file read_cases(const std::string& data, const std::string& cases) {
             std::filesystem::path(cases).parent_path()};
 }
 
-// Whether two rows measure the same quantity, on any GPUs: everything but the device, the id, the category
-// and the value agree.
+// Whether two rows measure the same quantity, on any GPUs: everything but the device and its library, the
+// id, the category and the value agree (the model's ratio carries a time across both).
 bool same_quantity(const io::published_case& a, const io::published_case& b) {
     return a.model == b.model && a.precision == b.precision && a.gpus == b.gpus && a.batch == b.batch &&
            a.metric == b.metric && a.passes == b.passes && a.link == b.link && a.layout == b.layout &&
@@ -71,8 +71,11 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
     if (!c.link.empty()) po.networks = c.link;
     if (c.gradients != element_type::fp32 && po.cost_model != "paleo-compat")  // PALEO's are FP32
         po.gradients = std::string(to_string(c.gradients));
-    // The layout matters to the kernel model alone; the others read the same row without it.
-    if (c.layout && (po.cost_model.empty() || po.cost_model == "kernel")) po.layout = std::string(to_string(*c.layout));
+    // The layout and the library matter to the kernel model alone; the others read the same row without them.
+    if (po.cost_model.empty() || po.cost_model == "kernel") {
+        if (c.layout) po.layout = std::string(to_string(*c.layout));
+        if (c.library) po.library = std::string(to_string(*c.library));
+    }
     // The optimizer matters to every model but paleo-compat, which prices PALEO's own update.
     if (c.update_rule && po.cost_model != "paleo-compat") po.optimizer = std::string(to_string(*c.update_rule));
     // Multi-GPU rows are data parallel with the gradient exchange overlapping the backward pass, as

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string_view>
 
 #include "steptime/cost/layer_time.hpp"
 #include "steptime/graph/network.hpp"
@@ -39,6 +40,21 @@ constexpr std::string_view to_string(optimizer o) {
 constexpr std::optional<optimizer> parse_optimizer(std::string_view name) {
     for (const optimizer o : {optimizer::sgd, optimizer::momentum, optimizer::adam})
         if (name == to_string(o)) return o;
+    return std::nullopt;
+}
+
+// The convolution library's generation, where the kernel model prices them apart: cuDNN 9 (PyTorch 2's;
+// measured on the H100) transposes an NCHW tensor-core convolution's tensors to NHWC and back; cuDNN 7.6 ran
+// them on the NCHW tensors as they were (DeepBench's FP16 convolutions on the V100 took their multiplications'
+// time alone). cuDNN 8 is not known to either (README.md, "ResNet-50 training steps on seventeen GPUs").
+enum class conv_library { cudnn7, cudnn9 };
+
+constexpr std::string_view to_string(conv_library l) { return l == conv_library::cudnn7 ? "cudnn7" : "cudnn9"; }
+
+// "cudnn7" or "cudnn9"; std::nullopt for anything else.
+constexpr std::optional<conv_library> parse_conv_library(std::string_view name) {
+    for (const conv_library l : {conv_library::cudnn7, conv_library::cudnn9})
+        if (name == to_string(l)) return l;
     return std::nullopt;
 }
 
