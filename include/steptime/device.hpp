@@ -112,7 +112,9 @@ inline void validate(const device& d) {
 // bandwidth, on a clock of its own, does not. For a GPU held below its boost by power or temperature (a K80
 // under autoboost), locked (nvidia-smi --lock-gpu-clocks) or running above it. Named NAME@FMHz.
 inline device at_clock(device d, hertz f) {
-    detail::require_positive(d.name, "clock", f);
+    if (!(f.value() > 0 && std::isfinite(f.value())))
+        throw invalid_device("device '" + d.name + "' at a clock of " + std::to_string(f.value()) +
+                             " Hz: expected a finite positive clock");
     const double s = (f / (d.boost_clock ? *d.boost_clock : d.clock)).value();
     for (auto* peak : {&d.peak.tf32_tensor, &d.peak.fp16_tensor, &d.peak.bf16_tensor, &d.peak.fp8_tensor, &d.peak.fp16})
         if (*peak) **peak *= s;

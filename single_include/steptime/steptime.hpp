@@ -377,7 +377,9 @@ inline void validate(const device& d) {
 // bandwidth, on a clock of its own, does not. For a GPU held below its boost by power or temperature (a K80
 // under autoboost), locked (nvidia-smi --lock-gpu-clocks) or running above it. Named NAME@FMHz.
 inline device at_clock(device d, hertz f) {
-    detail::require_positive(d.name, "clock", f);
+    if (!(f.value() > 0 && std::isfinite(f.value())))
+        throw invalid_device("device '" + d.name + "' at a clock of " + std::to_string(f.value()) +
+                             " Hz: expected a finite positive clock");
     const double s = (f / (d.boost_clock ? *d.boost_clock : d.clock)).value();
     for (auto* peak : {&d.peak.tf32_tensor, &d.peak.fp16_tensor, &d.peak.bf16_tensor, &d.peak.fp8_tensor, &d.peak.fp16})
         if (*peak) **peak *= s;
@@ -919,7 +921,6 @@ struct work_args {
     double batch;          // samples in the batch
     double element_bytes;  // storage size of activations and weights
     std::int64_t parameters;
-    bool input_gradient = true;  // whether the layer's input needs its gradient (not the network's input data)
 };
 
 namespace ops {
@@ -1377,13 +1378,15 @@ struct recurrent {
     }
     // Recurrent and input weights, and cuDNN's two bias vectors (input and recurrent) per gate.
     std::int64_t parameters(std::span<const tensor_shape> in) const {
+        using steptime::detail::checked_add;
         const std::int64_t g = static_cast<std::int64_t>(gates());
         const std::int64_t inputs = skip_input ? 0 : in[0].c();
-        return detail::product({g, hidden, steptime::detail::checked_add(inputs, hidden + 2, "parameter count")});
+        return detail::product({g, hidden, checked_add(checked_add(inputs, hidden, "parameter count"), 2, "parameter count")});
     }
 
-    // The kernels of phase p. `a.input_gradient` false: the input needs no gradient, yet the pass still goes
-    // back through time, which the weight gradients need.
+    // The kernels of phase p. The data-gradient pass runs whether or not the input needs its gradient:
+    // cuDNN's backward-data call always writes dx, and it goes back through time, which the weight gradients
+    // need.
     std::array<recurrent_kernel, 3> kernels(phase p, const work_args& a) const {
         const double e = a.element_bytes, b = a.batch, h = static_cast<double>(hidden), gh = gates() * h;
         const double steps = static_cast<double>(a.output.h()), in = static_cast<double>(a.inputs[0].c());
@@ -1391,7 +1394,7 @@ struct recurrent {
         const double cell_state = cell == cell_type::lstm ? b * h : 0;  // an LSTM's c, besides h
         const double previous = cell == cell_type::gru ? b * h : 0;     // a GRU's gates mix h(t-1) in
         const double input_share = skip_input ? b * in : b * gh;       // x(t) itself, or its projections
-        const double skipped_dx = skip_input && a.input_gradient ? b * in : 0;  // dx(t): the gates' own gradient
+        const double skipped_dx = skip_input ? b * in : 0;  // dx(t): the gates' own gradient
         const auto gemm = [&](double m, double n, double k, double runs) {  // reads A and B once, writes C
             return recurrent_kernel{{2 * m * n * k, e * (m * k + k * n), e * m * n}, runs, true, m, n, k};
         };
@@ -1407,16 +1410,19 @@ struct recurrent {
                      steps}};
             case phase::backward_data:
                 return {
-                    // the gates' gradients from the output's and the next step's dh(t), dc(t) and the kept
-                    // activations
-                    recurrent_kernel{{4 * b * gh, e * (2 * b * h + cell_state + b * gh), e * (b * gh + cell_state + skipped_dx)},
+                    // the gates' gradients from the output's and the next step's dh(t), dc(t + 1), the kept
+                    // activated gates, and c(t - 1) and c(t) (a GRU's h(t - 1))
+                    recurrent_kernel{{4 * b * gh, e * (2 * b * h + 3 * cell_state + previous + b * gh),
+                                      e * (b * gh + cell_state + skipped_dx)},
                                      steps},
                     gemm(b, h, gh, steps),  // dh(t-1) = dG(t) U^T, [b x gh][gh x h]
-                    skip_input || !a.input_gradient ? recurrent_kernel{} : gemm(rows, in, gh, 1)};  // dX = dG W^T
+                    skip_input ? recurrent_kernel{} : gemm(rows, in, gh, 1)};  // dX = dG W^T
             case phase::backward_weights:
                 return {gemm(gh, h, rows, 1),  // dU: dG(t)^T h(t-1) summed over the steps, [gh x rows][rows x h]
                         skip_input ? recurrent_kernel{} : gemm(gh, in, rows, 1),  // dW
-                        recurrent_kernel{{rows * gh, e * rows * gh, e * 2 * gh}, 1}};  // both biases: dG summed
+                        // both biases: dG summed over the rows (a GRU's recurrent candidate bias sums r * dG,
+                        // at the same cost)
+                        recurrent_kernel{{rows * gh, e * rows * gh, e * 2 * gh}, 1}};
         }
         return {};
     }
@@ -2213,24 +2219,22 @@ constexpr std::optional<conv_library> parse_conv_library(std::string_view name) 
 
 namespace detail {
 
-// What a layer's work depends on in context c. A layer fed only by the network's input needs no input
-// gradient (no framework back-propagates into its input data).
+// What a layer's work depends on in context c.
 inline work_args args_of(const network& net, network::vertex v, const cost_context& c) {
     const auto& l = net[v];
-    const bool input_gradient =
-        !std::ranges::all_of(net.parents(v), [&](auto q) { return std::holds_alternative<ops::input>(net[q].op); });
-    return {l.inputs, l.output, static_cast<double>(c.batch), element_bytes(c.precision), l.parameters, input_gradient};
+    return {l.inputs, l.output, static_cast<double>(c.batch), element_bytes(c.precision), l.parameters};
 }
 
-// Work of one pass of one layer. Without an input gradient a layer's data gradient is not computed, but a
-// recurrent layer's still goes back through time, which its weight gradients need.
+// Work of one pass of one layer. The data gradient of a layer fed only by the network's input is not
+// computed (no framework back-propagates into its input data), but for a recurrent layer's: cuDNN's
+// backward-data call always writes dx, and goes back through time, which the weight gradients need.
 inline op_work pass_work(const network& net, network::vertex v, pass p, const cost_context& c) {
     const auto& l = net[v];
     const work_args a = args_of(net, v, c);
-    const auto data = [&] {
-        return a.input_gradient || std::holds_alternative<ops::recurrent>(l.op) ? ops::work(l.op, phase::backward_data, a)
-                                                                                : op_work{};
-    };
+    const bool needs_data_gradient =
+        std::holds_alternative<ops::recurrent>(l.op) ||
+        !std::ranges::all_of(net.parents(v), [&](auto q) { return std::holds_alternative<ops::input>(net[q].op); });
+    const auto data = [&] { return needs_data_gradient ? ops::work(l.op, phase::backward_data, a) : op_work{}; };
     switch (p) {
         case pass::forward: return ops::work(l.op, phase::forward, a);
         case pass::backward_data: return data();

@@ -37,6 +37,10 @@ set(all_reduce_no_link ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-no-link-cases.csv)
 file(WRITE ${all_reduce_no_link} "id,model,device\nDB-051,allreduce:bytes=67108864,titan-x-maxwell\n")
 cli_fails(validate_all_reduce_no_link "^steptime: error: [^\n]*all-reduce-no-link-cases.csv:2: row DB-051: an allreduce_ms row needs a link"
           validate --data ${validation}/calibration.csv --cases ${all_reduce_no_link})
+set(all_reduce_fp16 ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-fp16-cases.csv)
+file(WRITE ${all_reduce_fp16} "id,model,device,precision,link\nDB-051,allreduce:bytes=67108864,titan-x-maxwell,fp16,pcie3-x16\n")
+cli_fails(validate_all_reduce_fp16 "^steptime: error: [^\n]*all-reduce-fp16-cases.csv:2: row DB-051: an allreduce_ms row takes no layout, library, optimizer, gradients or precision but fp32"
+          validate --data ${validation}/calibration.csv --cases ${all_reduce_fp16})
 set(all_reduce_of_pass ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-of-pass-cases.csv)
 file(WRITE ${all_reduce_of_pass} "id,model,device\nCNN-001,allreduce:bytes=4096,titan-x-maxwell\n")
 cli_fails(validate_all_reduce_of_pass "^steptime: error: [^\n]*all-reduce-of-pass-cases.csv:2: column 'model': 'allreduce:bytes=4096', expected a zoo network"

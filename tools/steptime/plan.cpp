@@ -27,8 +27,10 @@ device load_device(const std::string& d) {
     if (const auto* dev = devices::find(d)) return *dev;
     if (std::filesystem::exists(d)) return io::load_device(d);
     // NAME@CLOCK: the device at a sustained clock, the name at_clock gives it.
-    if (const auto at = d.rfind('@'); at != std::string::npos && at + 1 < d.size() && std::isdigit(static_cast<unsigned char>(d[at + 1])))
-        return at_clock(load_device(d.substr(0, at)), parse_frequency(std::string_view(d).substr(at + 1), "device '" + d + "': clock"));
+    const auto at = d.rfind('@');
+    if (at != std::string::npos && at + 1 < d.size() && std::isdigit(static_cast<unsigned char>(d[at + 1])))
+        return at_clock(load_device(d.substr(0, at)),
+                        parse_frequency(std::string_view(d).substr(at + 1), "device '" + d + "': clock"));
     return devices::get(d);  // throws invalid_device naming close catalog entries
 }
 
@@ -231,7 +233,7 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
         ->check(CLI::IsMember({"nchw", "nhwc"}));
     cmd.add_option("--library", o.library,
                    "the default model's convolution library: cudnn9 (default: PyTorch 2's; transposes NCHW tensor-core "
-                   "convolutions) or cudnn7 (ran them on NCHW as it is)")
+                   "convolutions to NHWC and back) or cudnn7 (runs them on the NCHW tensors as they are)")
         ->check(CLI::IsMember({"cudnn7", "cudnn9"}));
     cmd.add_option("--optimizer", o.optimizer,
                    "the weight update: sgd (default), momentum or adam (FP32 weights, gradients and state read and "

@@ -60,24 +60,22 @@ constexpr std::optional<conv_library> parse_conv_library(std::string_view name) 
 
 namespace detail {
 
-// What a layer's work depends on in context c. A layer fed only by the network's input needs no input
-// gradient (no framework back-propagates into its input data).
+// What a layer's work depends on in context c.
 inline work_args args_of(const network& net, network::vertex v, const cost_context& c) {
     const auto& l = net[v];
-    const bool input_gradient =
-        !std::ranges::all_of(net.parents(v), [&](auto q) { return std::holds_alternative<ops::input>(net[q].op); });
-    return {l.inputs, l.output, static_cast<double>(c.batch), element_bytes(c.precision), l.parameters, input_gradient};
+    return {l.inputs, l.output, static_cast<double>(c.batch), element_bytes(c.precision), l.parameters};
 }
 
-// Work of one pass of one layer. Without an input gradient a layer's data gradient is not computed, but a
-// recurrent layer's still goes back through time, which its weight gradients need.
+// Work of one pass of one layer. The data gradient of a layer fed only by the network's input is not
+// computed (no framework back-propagates into its input data), but for a recurrent layer's: cuDNN's
+// backward-data call always writes dx, and goes back through time, which the weight gradients need.
 inline op_work pass_work(const network& net, network::vertex v, pass p, const cost_context& c) {
     const auto& l = net[v];
     const work_args a = args_of(net, v, c);
-    const auto data = [&] {
-        return a.input_gradient || std::holds_alternative<ops::recurrent>(l.op) ? ops::work(l.op, phase::backward_data, a)
-                                                                                : op_work{};
-    };
+    const bool needs_data_gradient =
+        std::holds_alternative<ops::recurrent>(l.op) ||
+        !std::ranges::all_of(net.parents(v), [&](auto q) { return std::holds_alternative<ops::input>(net[q].op); });
+    const auto data = [&] { return needs_data_gradient ? ops::work(l.op, phase::backward_data, a) : op_work{}; };
     switch (p) {
         case pass::forward: return ops::work(l.op, phase::forward, a);
         case pass::backward_data: return data();

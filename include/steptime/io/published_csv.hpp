@@ -187,9 +187,10 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
                 throw parse_error(c.where(c.line(k)) + "row " + m.id + ": an allreduce_ms row needs a link (column 'link': "
                                   "the network it runs over, e.g. pcie3-x16 or ib-fdr)");
             if (!given.empty()) throw c.bad(k, *phase, "empty: only kernel metrics take a phase");
-            if (m.layout || m.library || m.update_rule || m.gradients != element_type::fp32)
+            if (m.layout || m.library || m.update_rule || m.gradients != element_type::fp32 ||
+                m.precision != element_type::fp32)
                 throw parse_error(c.where(c.line(k)) + "row " + m.id + ": an allreduce_ms row takes no layout, library, "
-                                  "optimizer or gradients (its buffer is all it moves)");
+                                  "optimizer, gradients or precision but fp32 (its buffer is all it moves)");
         } else if (m.model.starts_with("allreduce:")) {
             throw c.bad(k, model, "a zoo network or spec, or a PALEO JSON file (allreduce: is for metric allreduce_ms)");
         } else if (kernel) {

@@ -29,7 +29,6 @@ struct work_args {
     double batch;          // samples in the batch
     double element_bytes;  // storage size of activations and weights
     std::int64_t parameters;
-    bool input_gradient = true;  // whether the layer's input needs its gradient (not the network's input data)
 };
 
 namespace ops {

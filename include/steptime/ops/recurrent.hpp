@@ -42,13 +42,15 @@ struct recurrent {
     }
     // Recurrent and input weights, and cuDNN's two bias vectors (input and recurrent) per gate.
     std::int64_t parameters(std::span<const tensor_shape> in) const {
+        using steptime::detail::checked_add;
         const std::int64_t g = static_cast<std::int64_t>(gates());
         const std::int64_t inputs = skip_input ? 0 : in[0].c();
-        return detail::product({g, hidden, steptime::detail::checked_add(inputs, hidden + 2, "parameter count")});
+        return detail::product({g, hidden, checked_add(checked_add(inputs, hidden, "parameter count"), 2, "parameter count")});
     }
 
-    // The kernels of phase p. `a.input_gradient` false: the input needs no gradient, yet the pass still goes
-    // back through time, which the weight gradients need.
+    // The kernels of phase p. The data-gradient pass runs whether or not the input needs its gradient:
+    // cuDNN's backward-data call always writes dx, and it goes back through time, which the weight gradients
+    // need.
     std::array<recurrent_kernel, 3> kernels(phase p, const work_args& a) const {
         const double e = a.element_bytes, b = a.batch, h = static_cast<double>(hidden), gh = gates() * h;
         const double steps = static_cast<double>(a.output.h()), in = static_cast<double>(a.inputs[0].c());
@@ -56,7 +58,7 @@ struct recurrent {
         const double cell_state = cell == cell_type::lstm ? b * h : 0;  // an LSTM's c, besides h
         const double previous = cell == cell_type::gru ? b * h : 0;     // a GRU's gates mix h(t-1) in
         const double input_share = skip_input ? b * in : b * gh;       // x(t) itself, or its projections
-        const double skipped_dx = skip_input && a.input_gradient ? b * in : 0;  // dx(t): the gates' own gradient
+        const double skipped_dx = skip_input ? b * in : 0;  // dx(t): the gates' own gradient
         const auto gemm = [&](double m, double n, double k, double runs) {  // reads A and B once, writes C
             return recurrent_kernel{{2 * m * n * k, e * (m * k + k * n), e * m * n}, runs, true, m, n, k};
         };
@@ -72,16 +74,19 @@ struct recurrent {
                      steps}};
             case phase::backward_data:
                 return {
-                    // the gates' gradients from the output's and the next step's dh(t), dc(t) and the kept
-                    // activations
-                    recurrent_kernel{{4 * b * gh, e * (2 * b * h + cell_state + b * gh), e * (b * gh + cell_state + skipped_dx)},
+                    // the gates' gradients from the output's and the next step's dh(t), dc(t + 1), the kept
+                    // activated gates, and c(t - 1) and c(t) (a GRU's h(t - 1))
+                    recurrent_kernel{{4 * b * gh, e * (2 * b * h + 3 * cell_state + previous + b * gh),
+                                      e * (b * gh + cell_state + skipped_dx)},
                                      steps},
                     gemm(b, h, gh, steps),  // dh(t-1) = dG(t) U^T, [b x gh][gh x h]
-                    skip_input || !a.input_gradient ? recurrent_kernel{} : gemm(rows, in, gh, 1)};  // dX = dG W^T
+                    skip_input ? recurrent_kernel{} : gemm(rows, in, gh, 1)};  // dX = dG W^T
             case phase::backward_weights:
                 return {gemm(gh, h, rows, 1),  // dU: dG(t)^T h(t-1) summed over the steps, [gh x rows][rows x h]
                         skip_input ? recurrent_kernel{} : gemm(gh, in, rows, 1),  // dW
-                        recurrent_kernel{{rows * gh, e * rows * gh, e * 2 * gh}, 1}};  // both biases: dG summed
+                        // both biases: dG summed over the rows (a GRU's recurrent candidate bias sums r * dG,
+                        // at the same cost)
+                        recurrent_kernel{{rows * gh, e * rows * gh, e * 2 * gh}, 1}};
         }
         return {};
     }
