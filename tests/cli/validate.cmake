@@ -18,33 +18,28 @@ if(Python3_FOUND)
                    ${validation}/calibration.csv ${validation}/cases.csv)
   set_tests_properties(cli_validate_beats_paleo_compat PROPERTIES PASS_REGULAR_EXPRESSION "5 categories, kernel better on all; paleo-compat predicts none of kernel_rnn")
 endif()
+# validate_fails(NAME TEXT REGEX): validate against calibration.csv with the cases TEXT, written to NAME-cases.csv,
+# fails with an error whose message matches REGEX.
+function(validate_fails name text regex)
+  set(cases ${CMAKE_CURRENT_BINARY_DIR}/${name}-cases.csv)
+  file(WRITE ${cases} "${text}")
+  cli_fails(validate_${name} "^steptime: error: [^\n]*${regex}" validate --data ${validation}/calibration.csv --cases ${cases})
+endfunction()
 cli_fails(validate_compat_unsupported "^steptime: error: [^\n]*cases.csv: row DB-010: layer 'lstm': paleo-compat has no recurrent layers"
           validate --data ${validation}/calibration.csv --cases ${validation}/cases.csv --cost-model paleo-compat)
-set(bad_cases ${CMAKE_CURRENT_BINARY_DIR}/bad-cases.csv)
-file(WRITE ${bad_cases} "id,model,device\nLLM-001,alexnet,titan-x-maxwell\n")
-cli_fails(validate_unsupported_metric "^steptime: error: [^\n]*calibration.csv:[0-9]+: column 'metric': 'tflops_per_gpu', expected forward_ms, backward_ms"
-          validate --data ${validation}/calibration.csv --cases ${bad_cases})
+validate_fails(unsupported_metric "id,model,device\nLLM-001,alexnet,titan-x-maxwell\n"
+               "calibration.csv:[0-9]+: column 'metric': 'tflops_per_gpu', expected forward_ms, backward_ms")
 # An all-reduce row names its buffer and its link; a network's row is no all-reduce.
-set(bad_all_reduce ${CMAKE_CURRENT_BINARY_DIR}/bad-all-reduce-cases.csv)
-file(WRITE ${bad_all_reduce} "id,model,device,link\nDB-051,alexnet,titan-x-maxwell,pcie3-x16\n")
-cli_fails(validate_all_reduce_of_network "^steptime: error: [^\n]*bad-all-reduce-cases.csv:2: column 'model': 'alexnet', expected allreduce:bytes=N"
-          validate --data ${validation}/calibration.csv --cases ${bad_all_reduce})
-set(bad_library ${CMAKE_CURRENT_BINARY_DIR}/bad-library-cases.csv)
-file(WRITE ${bad_library} "id,model,device,library\nDB-017,alexnet,v100-sxm2-16gb,cudnn8\n")
-cli_fails(validate_bad_library "^steptime: error: [^\n]*bad-library-cases.csv:2: column 'library': 'cudnn8', expected cudnn7 or cudnn9"
-          validate --data ${validation}/calibration.csv --cases ${bad_library})
-set(all_reduce_no_link ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-no-link-cases.csv)
-file(WRITE ${all_reduce_no_link} "id,model,device\nDB-051,allreduce:bytes=67108864,titan-x-maxwell\n")
-cli_fails(validate_all_reduce_no_link "^steptime: error: [^\n]*all-reduce-no-link-cases.csv:2: row DB-051: an allreduce_ms row needs a link"
-          validate --data ${validation}/calibration.csv --cases ${all_reduce_no_link})
-set(all_reduce_fp16 ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-fp16-cases.csv)
-file(WRITE ${all_reduce_fp16} "id,model,device,precision,link\nDB-051,allreduce:bytes=67108864,titan-x-maxwell,fp16,pcie3-x16\n")
-cli_fails(validate_all_reduce_fp16 "^steptime: error: [^\n]*all-reduce-fp16-cases.csv:2: row DB-051: an allreduce_ms row takes no layout, library, optimizer, gradients or precision but fp32"
-          validate --data ${validation}/calibration.csv --cases ${all_reduce_fp16})
-set(all_reduce_of_pass ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-of-pass-cases.csv)
-file(WRITE ${all_reduce_of_pass} "id,model,device\nCNN-001,allreduce:bytes=4096,titan-x-maxwell\n")
-cli_fails(validate_all_reduce_of_pass "^steptime: error: [^\n]*all-reduce-of-pass-cases.csv:2: column 'model': 'allreduce:bytes=4096', expected a zoo network"
-          validate --data ${validation}/calibration.csv --cases ${all_reduce_of_pass})
+validate_fails(all_reduce_of_network "id,model,device,link\nDB-051,alexnet,titan-x-maxwell,pcie3-x16\n"
+               "all_reduce_of_network-cases.csv:2: column 'model': 'alexnet', expected allreduce:bytes=N")
+validate_fails(bad_library "id,model,device,library\nDB-017,alexnet,v100-sxm2-16gb,cudnn8\n"
+               "bad_library-cases.csv:2: column 'library': 'cudnn8', expected cudnn7 or cudnn9")
+validate_fails(all_reduce_no_link "id,model,device\nDB-051,allreduce:bytes=67108864,titan-x-maxwell\n"
+               "all_reduce_no_link-cases.csv:2: row DB-051: an allreduce_ms row needs a link")
+validate_fails(all_reduce_fp16 "id,model,device,precision,link\nDB-051,allreduce:bytes=67108864,titan-x-maxwell,fp16,pcie3-x16\n"
+               "all_reduce_fp16-cases.csv:2: row DB-051: an allreduce_ms row takes no layout, library, optimizer, gradients or precision but fp32")
+validate_fails(all_reduce_of_pass "id,model,device\nCNN-001,allreduce:bytes=4096,titan-x-maxwell\n"
+               "all_reduce_of_pass-cases.csv:2: column 'model': 'allreduce:bytes=4096', expected a zoo network")
 set(all_reduce_one_gpu ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-one-gpu.csv)
 file(WRITE ${all_reduce_one_gpu} "id,category,num_gpus,batch_per_gpu,metric,value,unit\nA,x,1,,allreduce_ms,10,ms\n")
 file(WRITE ${all_reduce_one_gpu}.cases "id,model,device,link\nA,allreduce:bytes=0x10,titan-x-maxwell,ib-fdr\n")
@@ -57,33 +52,23 @@ set(phase_cases ${CMAKE_CURRENT_BINARY_DIR}/phase-cases.csv)
 file(WRITE ${phase_cases} "id,model,device,phase\nCNN-001,alexnet,titan-x-maxwell,forward\n")
 cli_fails(validate_ppp_of_kernel "^steptime: error: --ppp-compute and --ppp-memory set paleo's and roofline's"
           validate --data ${validation}/calibration.csv --cases ${validation}/cases.csv --ppp-compute 0.5 --skip-unsupported)
-set(bad_phase ${CMAKE_CURRENT_BINARY_DIR}/bad-phase-cases.csv)
-file(WRITE ${bad_phase} "id,model,device,phase\nDB-006,\"conv2d:n=16,h=112,w=112,c=64,k=128,r=3,s=3,pad=1\",v100-sxm2-16gb,forwrd\n")
-cli_fails(validate_bad_phase "^steptime: error: [^\n]*bad-phase-cases.csv:2: column 'phase': 'forwrd', expected forward, backward-data"
-          validate --data ${validation}/calibration.csv --cases ${bad_phase})
+validate_fails(bad_phase "id,model,device,phase\nDB-006,\"conv2d:n=16,h=112,w=112,c=64,k=128,r=3,s=3,pad=1\",v100-sxm2-16gb,forwrd\n"
+               "bad_phase-cases.csv:2: column 'phase': 'forwrd', expected forward, backward-data")
 cli_fails(validate_phase_of_pass "^steptime: error: [^\n]*phase-cases.csv:2: column 'phase': 'forward', expected empty: only kernel metrics take a phase"
           validate --data ${validation}/calibration.csv --cases ${phase_cases})
-set(bad_layout ${CMAKE_CURRENT_BINARY_DIR}/bad-layout-cases.csv)
-file(WRITE ${bad_layout} "id,model,device,precision,layout\nDLE-007,resnet50,v100-sxm2-16gb,amp,channels_last\n")
-cli_fails(validate_bad_layout "^steptime: error: [^\n]*bad-layout-cases.csv:2: column 'layout': 'channels_last', expected nchw or nhwc"
-          validate --data ${validation}/calibration.csv --cases ${bad_layout})
-set(bad_optimizer ${CMAKE_CURRENT_BINARY_DIR}/bad-optimizer-cases.csv)
-file(WRITE ${bad_optimizer} "id,model,device,precision,optimizer\nDLE-007,resnet50,v100-sxm2-16gb,amp,lars\n")
-cli_fails(validate_bad_optimizer "^steptime: error: [^\n]*bad-optimizer-cases.csv:2: column 'optimizer': 'lars', expected sgd, momentum or adam"
-          validate --data ${validation}/calibration.csv --cases ${bad_optimizer})
-set(bad_gradients ${CMAKE_CURRENT_BINARY_DIR}/bad-gradients-cases.csv)
-file(WRITE ${bad_gradients} "id,model,device,precision,gradients\nDLE-008,resnet50,v100-sxm2-16gb,amp,int8\n")
-cli_fails(validate_bad_gradients "^steptime: error: [^\n]*bad-gradients-cases.csv:2: column 'gradients': 'int8', expected fp32, fp16 or bf16"
-          validate --data ${validation}/calibration.csv --cases ${bad_gradients})
+validate_fails(bad_layout "id,model,device,precision,layout\nDLE-007,resnet50,v100-sxm2-16gb,amp,channels_last\n"
+               "bad_layout-cases.csv:2: column 'layout': 'channels_last', expected nchw or nhwc")
+validate_fails(bad_optimizer "id,model,device,precision,optimizer\nDLE-007,resnet50,v100-sxm2-16gb,amp,lars\n"
+               "bad_optimizer-cases.csv:2: column 'optimizer': 'lars', expected sgd, momentum or adam")
+validate_fails(bad_gradients "id,model,device,precision,gradients\nDLE-008,resnet50,v100-sxm2-16gb,amp,int8\n"
+               "bad_gradients-cases.csv:2: column 'gradients': 'int8', expected fp32, fp16 or bf16")
 # An id names one row: a second row with it would be predicted twice (cases) or hide the other (data).
-set(twice_cases ${CMAKE_CURRENT_BINARY_DIR}/twice-cases.csv)
-file(WRITE ${twice_cases} "id,model,device\nCNN-001,alexnet,titan-x-maxwell\nCNN-002,alexnet,titan-x-maxwell\nCNN-001,vgg11,titan-x-maxwell\n")
-cli_fails(validate_repeated_case "^steptime: error: [^\n]*twice-cases.csv:4: column 'id': 'CNN-001', expected an id of its own \\(line 2 has it too\\)"
-          validate --data ${validation}/calibration.csv --cases ${twice_cases})
+validate_fails(repeated_case "id,model,device\nCNN-001,alexnet,titan-x-maxwell\nCNN-002,alexnet,titan-x-maxwell\nCNN-001,vgg11,titan-x-maxwell\n"
+               "repeated_case-cases.csv:4: column 'id': 'CNN-001', expected an id of its own \\(line 2 has it too\\)")
 set(twice_data ${CMAKE_CURRENT_BINARY_DIR}/twice-data.csv)
 file(WRITE ${twice_data} "id,category,num_gpus,batch_per_gpu,metric,value,unit\nA,x,1,32,forward_ms,10,ms\nA,x,1,32,forward_ms,12,ms\n")
 cli_fails(validate_repeated_row "^steptime: error: [^\n]*twice-data.csv:3: column 'id': 'A', expected an id of its own \\(line 2 has it too\\)"
-          validate --data ${twice_data} --cases ${twice_cases})
+          validate --data ${twice_data} --cases ${CMAKE_CURRENT_BINARY_DIR}/repeated_case-cases.csv)
 # The H100 measurements of tools/measure/train_steps.py: every row predicted, per precision and role.
 add_test(NAME cli_validate_h100 COMMAND ${cli} validate --data ${validation}/pytorch-h100/calibration.csv
          --cases ${validation}/pytorch-h100/cases.csv)
