@@ -408,3 +408,89 @@ TEST_CASE("elementwise multiply broadcasts a 1x1xC gate over HxWxC (squeeze-and-
     CHECK_INVALID(mul.infer(shapes{img(7, 7, 2048), img(7, 1, 2048)}, "se_w"), "layer 'se_w'", "7x1x2048",
                   "do not broadcast");
 }
+
+TEST_CASE("dense per position: one matmul over every token, weights shared; tied weights are another layer's") {
+    ops::dense d;
+    d.outputs = 4;
+    d.per_position = true;
+    const auto a = applied_to(d, {img(10, 1, 8)});  // 10 tokens of 8 features
+    CHECK(a.out == img(10, 1, 4));
+    CHECK(a.params == 8 * 4 + 4);
+    // Batch 2: X is 20 rows x 8 (160 elements), Y 20 x 4 (80), W 36 with the bias; 2 x 20 x 8 x 4 = 1280 FLOPs.
+    const auto f = work(d, phase::forward, a, 2);
+    CHECK(f.flops == 1280 + 80);
+    CHECK(f.bytes_read == 4 * (160 + 36));
+    CHECK(f.bytes_written == 4 * 80);
+    CHECK(work(d, phase::backward_data, a, 2).bytes_read == 4 * (80 + 36));
+    CHECK(work(d, phase::backward_weights, a, 2).bytes_written == 4 * 36);
+    // Tied: no parameters of its own, but it reads the 8 x 4 weights all the same.
+    d.bias = false;
+    d.tied = true;
+    const auto t = applied_to(d, {img(10, 1, 8)});
+    CHECK(t.params == 0);
+    CHECK(work(d, phase::forward, t, 2).bytes_read == 4 * (160 + 32));
+    // Without per_position it flattens, as before: 80 inputs x 4 outputs.
+    ops::dense flat;
+    flat.outputs = 4;
+    const auto fl = applied_to(flat, {img(10, 1, 8)});
+    CHECK(fl.out == vec(4));
+    CHECK(fl.params == 80 * 4 + 4);
+}
+
+TEST_CASE("layer_norm: a scale and a shift per feature, each pass one read of its tensors") {
+    const auto a = applied_to(ops::layer_norm{}, {img(10, 1, 8)});
+    CHECK(a.out == img(10, 1, 8));
+    CHECK(a.params == 16);
+    // Batch 2: 160 elements; 8 FLOPs each forward (Welford's 4, normalize, scale and shift 4).
+    const auto f = work(ops::layer_norm{}, phase::forward, a, 2);
+    CHECK(f.flops == 8 * 160);
+    CHECK(f.bytes_read == 4 * 160);
+    CHECK(f.bytes_written == 4 * 160);
+    CHECK(work(ops::layer_norm{}, phase::backward_data, a, 2).bytes_read == 2 * 4 * 160);  // x and dy
+    CHECK(work(ops::layer_norm{}, phase::backward_weights, a, 2).bytes_written == 4 * 16);
+}
+
+TEST_CASE("embedding: token and position tables, a gather forward and no data gradient") {
+    ops::embedding e;
+    e.vocabulary = 100;
+    e.features = 8;
+    e.positions = 16;
+    const auto a = applied_to(e, {img(10, 1, 1)});
+    CHECK(a.out == img(10, 1, 8));
+    CHECK(a.params == (100 + 16) * 8);
+    // Batch 2: 160 output elements; reads a token row and a position row per element and 20 int64 ids.
+    const auto f = work(e, phase::forward, a, 2);
+    CHECK(f.flops == 160);
+    CHECK(f.bytes_read == 4 * 320 + 8 * 20);
+    CHECK(f.bytes_written == 4 * 160);
+    CHECK(work(e, phase::backward_data, a, 2).bytes_read == 0);
+    CHECK(work(e, phase::backward_weights, a, 2).bytes_written == 4 * 928);
+    CHECK(message_of([&] { (void)e.infer(shapes{img(10, 1, 3)}, "embed"); }) ==
+          "layer 'embed': expects a sequence of token ids, tokens x 1 x 1, got 10x1x3");
+    e.positions = 8;
+    CHECK(message_of([&] { (void)e.infer(shapes{img(10, 1, 1)}, "embed"); }) ==
+          "layer 'embed': 10 tokens, but position embeddings for 8");
+}
+
+TEST_CASE("attention: two batched GEMMs per head, the softmax and dropout over every score") {
+    ops::attention at;
+    at.heads = 2;
+    const auto a = applied_to(at, {img(4, 1, 18)});  // 4 tokens of Q, K, V of 6 features: 2 heads of 3
+    CHECK(a.out == img(4, 1, 6));
+    CHECK(a.params == 0);
+    // Batch 2, fp16: g = 2 x 2 = 4 GEMMs of 4 x 4 x 3 each way, 2 x 4 x 4 x 4 x 3 = 384 FLOPs; 4 x 16 = 64
+    // scores; 2 x 4 x 6 = 48 elements of Q, K, V or the context.
+    const auto f = work(at, phase::forward, a, 2, 2);
+    CHECK(f.flops == 384 + 7 * 64 + 64 + 384);              // Q K^T, softmax, dropout, P V
+    CHECK(f.bytes_read == 2 * (4 * 24 + 64 + 64 + 4 * 28 + 48));  // Q and K; scores; probabilities; P and V; context
+    CHECK(f.bytes_written == 2 * (64 + 64 + 64 + 48 + 48) + 64);  // ... and the dropout's mask, a byte a score
+    CHECK(work(at, phase::backward_data, a, 2, 2).flops == 4 * 384 + 64 + 4 * 64);  // dP, dV, dQ, dK; dropout; softmax
+    CHECK(work(at, phase::backward_weights, a, 2, 2).flops == 0);
+    const auto k = at.kernels(phase::forward, work_args{a.in, a.out, 2, 2, 0});
+    CHECK((k[0].matmul && k[0].groups == 4 && k[0].m == 4 && k[0].n == 4 && k[0].k == 3));  // Q K^T: [4 x 3][3 x 4]
+    at.dropout = false;
+    CHECK(work(at, phase::forward, a, 2, 2).flops == 384 + 7 * 64 + 384);
+    CHECK(message_of([&] { (void)at.infer(shapes{img(4, 1, 20)}, "attn"); }) ==
+          "layer 'attn': 20 input features do not split into queries, keys and values of 2 heads (expected a multiple "
+          "of 3 x heads)");
+}

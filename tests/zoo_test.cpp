@@ -10,6 +10,7 @@
 #include <steptime/io.hpp>
 
 #include "support/csv.hpp"
+#include "support/errors.hpp"
 
 using namespace steptime;
 using test_support::close;
@@ -318,4 +319,68 @@ void check_same_as_paleo(const network& zoo_net, const std::string& file, std::i
 TEST_CASE("under paleo_compat the zoo nets cost what PALEO's JSON nets cost") {
     check_same_as_paleo(zoo::alexnet(), "alex_v2.json", 128);
     check_same_as_paleo(zoo::vgg16(), "vgg16.json", 64);
+}
+
+TEST_CASE("gpt: GPT-2's published parameter counts, Megatron's formulas") {
+    // Hugging Face's gpt2, gpt2-medium and gpt2-large checkpoints, the sums of their tensors' sizes (tied output
+    // layer, biases, the final layer norm): 124,439,808, 354,823,168 and 774,030,080.
+    CHECK(zoo::gpt({}).parameter_count() == 124'439'808);
+    CHECK(zoo::from_spec("gpt:layers=24,hidden=1024,heads=16")->parameter_count() == 354'823'168);
+    CHECK(zoo::from_spec("gpt:layers=36,hidden=1280,heads=20")->parameter_count() == 774'030'080);
+    // Narayanan et al. (SC21) 5.1 count the same less the final layer norm's 2h: Megatron's GPT 1.7B (LLM-001).
+    const zoo::gpt_config g{24, 2304, 24, 2048, 51200, false};
+    CHECK(static_cast<double>(zoo::gpt(g).parameter_count()) == doctest::Approx(g.paper_parameters() + 2 * 2304).epsilon(1e-12));
+    // Eq. (3) for a global batch of 512: 96 x 512 x 2048 x 24 x 2304^2 x (1 + 2048/13824 + 51200/884736).
+    CHECK(g.paper_flops(512) == doctest::Approx(1.5466830067924994e16).epsilon(1e-12));
+}
+
+TEST_CASE("gpt: the forward matmuls are the paper's count, 24 s h^2 + 4 s^2 h per layer and 2 s h V for the logits") {
+    const zoo::gpt_config g{3, 64, 4, 32, 100, false};
+    const network net = zoo::gpt(g);
+    double matmul_flops = 0;  // one sequence
+    for (auto v : net.vertices()) {
+        const auto& l = net[v];
+        const work_args a{l.inputs, l.output, 1, 2, l.parameters};
+        if (const auto* d = std::get_if<ops::dense>(&l.op))
+            matmul_flops += 2.0 * static_cast<double>(l.inputs[0].elements()) * static_cast<double>(d->outputs);
+        if (const auto* at = std::get_if<ops::attention>(&l.op))
+            for (const auto& k : at->kernels(phase::forward, a))
+                if (k.matmul) matmul_flops += k.runs * k.work.flops;
+    }
+    const double s = 32, h = 64, V = 100, layers = 3;
+    CHECK(matmul_flops == doctest::Approx(layers * (24 * s * h * h + 4 * s * s * h) + 2 * s * h * V).epsilon(1e-12));
+    // Eq. (3) is four such forward passes of the layers (forward, recompute, two gradients) and three of the logits.
+    CHECK(g.paper_flops(1) == doctest::Approx(4 * layers * (24 * s * h * h + 4 * s * s * h) + 6 * s * h * V).epsilon(1e-12));
+    CHECK(net.size() == 3 + 3 * 14 + 3);  // tokens, embed, its dropout; 14 per block; ln_f, logits, loss
+}
+
+TEST_CASE("gpt: recompute runs each transformer layer's forward pass again in the backward pass, nothing else") {
+    const zoo::gpt_config g{2, 64, 4, 32, 100, false};
+    zoo::gpt_config r = g;
+    r.recompute = true;
+    const network plain = zoo::gpt(g), recomputed = zoo::gpt(r);
+    for (auto v : recomputed.vertices())
+        CHECK(recomputed[v].recomputed == recomputed[v].name.starts_with("layer"));
+    const device& dev = devices::get("a100-sxm4-80gb");
+    const auto e = estimate(plain, dev, cost::paleo{}, {.batch = 4, .precision = element_type::fp16});
+    const auto er = estimate(recomputed, dev, cost::paleo{}, {.batch = 4, .precision = element_type::fp16});
+    seconds again{};
+    for (const auto& l : e.layers)
+        if (l.name.starts_with("layer")) again += l.forward.total();
+    CHECK(to_double(again) > 0);
+    CHECK(to_double(er.forward) == doctest::Approx(to_double(e.forward)).epsilon(1e-12));
+    CHECK(to_double(er.backward) == doctest::Approx(to_double(e.backward + again)).epsilon(1e-12));
+    // The kernel model dispatches attention's kernels one by one (a recurrent layer's pass is one cuDNN call):
+    // Q K^T, softmax, dropout, P V and the copy back to tokens.
+    const cost_context ctx{dev, 4, element_type::fp16};
+    CHECK(cost::kernel{}.layer(plain, *plain.find("layer1/attention"), pass::forward, ctx).kernels == 5);
+}
+
+TEST_CASE("gpt spec: GPT-2 small by default, named keys, errors naming the spec") {
+    CHECK(zoo::from_spec("gpt")->name() == "gpt:layers=12,hidden=768,heads=12,seq=1024,vocab=50257,recompute=0");
+    CHECK(zoo::gpt_config_of("gpt:layers=2,recompute=1")->recompute);
+    CHECK(!zoo::gpt_config_of("resnet50"));
+    CHECK(test_support::message_of([] { (void)zoo::from_spec("gpt:heads=5"); }).find(
+              "model spec 'gpt:heads=5': layer 'layer1/attention': 2304 input features do not split into queries, keys "
+              "and values of 5 heads") == 0);
 }

@@ -50,7 +50,7 @@ struct step_estimate {
     int workers = 1;
     element_type precision = element_type::fp32;
     seconds forward{};        // sum over layers, or the host's time to issue their kernels if longer
-    seconds backward{};       // likewise, both gradients
+    seconds backward{};       // likewise, both gradients, and the forward passes of recomputed layers
     seconds update{};         // weight update
     seconds communication{};  // gradient exchange between workers (zero on one device)
     seconds exposed_communication{};  // the part of it not hidden behind the backward pass
@@ -108,6 +108,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         const auto& l = net[v];
         auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
                                                        model.layer(net, v, pass::backward, ctx)});
+        if (l.recomputed) e.backward += e.forward;  // its forward pass again, before its gradients
         fwd[v] = e.forward.total();
         bwd[v] = e.backward.total();
         r.forward += fwd[v];

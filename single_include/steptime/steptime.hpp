@@ -914,6 +914,28 @@ struct op_work {
     double bytes_written = 0;  // outputs or gradients
 };
 
+// One kernel of an operation that launches several (a recurrent layer's steps, attention's matmuls and
+// softmax): its work and, for a matmul, its GEMM C[m x n] += A[m x k] B[k x n], `groups` of them in one
+// launch (a batched GEMM); run `runs` times, not launched at 0.
+struct kernel_work {
+    op_work work{};
+    double runs = 0;
+    bool matmul = false;
+    double m = 0, n = 0, k = 0, groups = 1;
+};
+
+// The work of such kernels together.
+template <class Kernels>
+op_work total_work(const Kernels& kernels) {
+    op_work w{};
+    for (const kernel_work& k : kernels) {
+        w.flops += k.runs * k.work.flops;
+        w.bytes_read += k.runs * k.work.bytes_read;
+        w.bytes_written += k.runs * k.work.bytes_written;
+    }
+    return w;
+}
+
 // What an operation's work depends on besides its own parameters.
 struct work_args {
     std::span<const tensor_shape> inputs;
@@ -1075,6 +1097,76 @@ struct dropout {
 
 }  // namespace steptime::ops
 // ---- end steptime/ops/activation.hpp ----
+// ---- begin steptime/ops/attention.hpp ----
+// steptime/ops/attention.hpp: multi-head scaled dot-product self-attention (Vaswani et al. 2017) as an eager
+// framework runs it without fused attention kernels (Megatron-LM's CoreAttention, 2021): the scores of every
+// head as a batched GEMM, a fused scale-mask-softmax over them, dropout on the probabilities, the context as a
+// second batched GEMM, and a copy of the heads back to tokens x features. The input is the fused query, key
+// and value projections, tokens x 1 x 3 features; the output tokens x 1 x features.
+
+#include <numeric>
+
+
+namespace steptime::ops {
+
+struct attention {
+    static constexpr std::string_view kind = "attention";
+    static constexpr bool one_library_call = false;  // each kernel is the framework's, dispatched on its own
+    std::int64_t heads = 0;
+    bool dropout = true;  // on the attention probabilities (Megatron's --attention-dropout, 0.1 by default)
+
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require_inputs(in, 1, layer);
+        detail::require(in[0].rank == 3 && in[0].w() == 1, layer,
+                        "expects a sequence tokens x 1 x 3 features (queries, keys, values), got " + in[0].str());
+        detail::require(heads > 0, layer, "heads is " + std::to_string(heads) + ", expected a positive count");
+        detail::require(in[0].c() % (3 * heads) == 0, layer,
+                        std::to_string(in[0].c()) + " input features do not split into queries, keys and values of " +
+                            std::to_string(heads) + " heads (expected a multiple of 3 x heads)");
+        return make_shape({in[0].h(), 1, in[0].c() / 3}, 3, "layer '" + layer + "'");
+    }
+    std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
+
+    // The elements every matmul dimension is a multiple of (tensor cores need whole 16-byte loads): the head
+    // size and the tokens.
+    std::int64_t matmul_alignment(const work_args& a) const { return std::gcd(a.output.c() / heads, a.output.h()); }
+
+    // The kernels of phase p, for b sequences of s tokens, h features in H heads of d = h / H.
+    std::array<kernel_work, 7> kernels(phase p, const work_args& a) const {
+        const double e = a.element_bytes, b = a.batch, s = static_cast<double>(a.output.h());
+        const double h = static_cast<double>(a.output.c()), g = b * static_cast<double>(heads), d = h / static_cast<double>(heads);
+        const double scores = g * s * s, tokens = b * s * h;  // elements of all heads' scores; of Q, K, V or the context
+        const auto gemm = [&](double m, double n, double k) {  // g GEMMs C[m x n] = A[m x k] B[k x n], one launch
+            return kernel_work{{2 * g * m * n * k, e * g * (m * k + k * n), e * g * m * n}, 1, true, m, n, k, g};
+        };
+        const auto memory = [](double flops, double read, double written, double runs = 1) {
+            return kernel_work{{flops, read, written}, runs};
+        };
+        const double masks = dropout ? 1 : 0;  // the dropout kernels run or not; a mask is a byte per score
+        switch (p) {
+            case phase::forward:
+                return {gemm(s, s, d),                                      // Q K^T per head
+                        memory(7 * scores, e * scores, e * scores),         // scale, causal mask, softmax
+                        memory(scores, e * scores, e * scores + scores, masks),  // dropout, keeping its mask
+                        gemm(s, d, s),                                      // P V per head
+                        memory(0, e * tokens, e * tokens)};                 // heads back to tokens x features
+            case phase::backward_data:
+                return {memory(0, e * tokens, e * tokens),                  // the context's gradient to heads
+                        gemm(s, s, d),                                      // dP = dC V^T
+                        gemm(s, d, s),                                      // dV = P^T dC
+                        memory(scores, e * scores + scores, e * scores, masks),  // dropout's gradient by its mask
+                        memory(4 * scores, 2 * e * scores, e * scores),     // softmax's: P (dP - sum(dP P))
+                        gemm(s, d, s),                                      // dQ = dS K
+                        gemm(s, d, s)};                                     // dK = dS^T Q
+            case phase::backward_weights: return {};
+        }
+        return {};
+    }
+    op_work work(phase p, const work_args& a) const { return total_work(kernels(p, a)); }
+};
+
+}  // namespace steptime::ops
+// ---- end steptime/ops/attention.hpp ----
 // ---- begin steptime/ops/conv.hpp ----
 // steptime/ops/conv.hpp: 2-D convolution and transposed convolution (NHWC, grouped, strided, dilated).
 
@@ -1184,7 +1276,8 @@ struct deconv2d {
 }  // namespace steptime::ops
 // ---- end steptime/ops/conv.hpp ----
 // ---- begin steptime/ops/dense.hpp ----
-// steptime/ops/dense.hpp: fully connected (inner product) layer; flattens its input.
+// steptime/ops/dense.hpp: fully connected (inner product) layer; flattens its input, or applies itself to
+// each position of a sequence or image (a transformer's token-wise linear layers).
 
 
 namespace steptime::ops {
@@ -1193,21 +1286,31 @@ struct dense {
     static constexpr std::string_view kind = "dense";
     std::int64_t outputs = 0;
     bool bias = true;
+    // The same weights at every position: an HxWxC input gives HxWxoutputs (a sequence's tokens, or a 1x1
+    // convolution's pixels); the matmul's rows are the batch times the positions.
+    bool per_position = false;
+    // The weights are another layer's (GPT's output layer reads the token embedding's, Press & Wolf 2017): it
+    // reads them and adds to their gradient, but they are not its parameters.
+    bool tied = false;
 
     tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
         detail::require_inputs(in, 1, layer);
         detail::require(outputs > 0, layer, "num_outputs is " + std::to_string(outputs) + ", expected a positive count");
-        return tensor_shape::features(outputs);
+        if (!per_position || in[0].rank != 3) return tensor_shape::features(outputs);
+        return make_shape({in[0].h(), in[0].w(), outputs}, 3, "layer '" + layer + "'");
     }
+    // Features each position's matmul reduces over: the channels, or the whole input when it flattens.
+    std::int64_t reduced(const tensor_shape& in) const { return per_position ? in.c() : in.elements(); }
+    std::int64_t weights(const tensor_shape& in) const { return detail::product({reduced(in), outputs}); }
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return steptime::detail::checked_add(detail::product({in[0].elements(), outputs}), bias ? outputs : 0,
-                                             "parameter count");
+        return steptime::detail::checked_add(tied ? 0 : weights(in[0]), bias ? outputs : 0, "parameter count");
     }
-    // X[n,D] * W[D,M]: forward X*W, data gradient dY*W^T, weight gradient X^T*dY, each 2nDM.
+    // X[n,D] * W[D,M]: forward X*W, data gradient dY*W^T, weight gradient X^T*dY, each 2nDM (n the rows: the
+    // batch, times the positions where it applies per position; nD is the input's elements either way).
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, n = a.batch;
         const double x = detail::elems(a.inputs[0]) * n, y = detail::elems(a.output) * n;
-        const double w = static_cast<double>(a.parameters);
+        const double w = static_cast<double>(weights(a.inputs[0])) + (bias ? static_cast<double>(outputs) : 0);
         const double gemm = 2.0 * detail::elems(a.inputs[0]) * static_cast<double>(outputs) * n;
         const double b = bias ? y : 0;
         switch (p) {
@@ -1221,6 +1324,51 @@ struct dense {
 
 }  // namespace steptime::ops
 // ---- end steptime/ops/dense.hpp ----
+// ---- begin steptime/ops/embedding.hpp ----
+// steptime/ops/embedding.hpp: a token embedding: each token id of a sequence looks up a row of a learned
+// table, with learned position embeddings added (GPT-2's and Megatron's).
+
+
+namespace steptime::ops {
+
+struct embedding {
+    static constexpr std::string_view kind = "embedding";
+    std::int64_t vocabulary = 0;
+    std::int64_t features = 0;
+    std::int64_t positions = 0;  // rows of the position table, at least the sequence's tokens; 0: none
+
+    // A sequence of token ids, tokens x 1 x 1, to tokens x 1 x features.
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require_inputs(in, 1, layer);
+        detail::require(in[0].rank == 3 && in[0].w() == 1 && in[0].c() == 1, layer,
+                        "expects a sequence of token ids, tokens x 1 x 1, got " + in[0].str());
+        detail::require(vocabulary > 0 && features > 0 && positions >= 0, layer,
+                        "vocabulary " + std::to_string(vocabulary) + ", features " + std::to_string(features) +
+                            ", positions " + std::to_string(positions) + ": expected positive sizes (positions 0 for none)");
+        detail::require(positions == 0 || in[0].h() <= positions, layer,
+                        std::to_string(in[0].h()) + " tokens, but position embeddings for " + std::to_string(positions));
+        return make_shape({in[0].h(), 1, features}, 3, "layer '" + layer + "'");
+    }
+    std::int64_t parameters(std::span<const tensor_shape>) const {
+        return detail::product({steptime::detail::checked_add(vocabulary, positions, "parameter count"), features});
+    }
+    op_work work(phase p, const work_args& a) const {
+        const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
+        const double ids = 8 * static_cast<double>(a.output.h()) * a.batch;  // int64 token ids
+        const double added = positions > 0 ? x : 0;                          // the position rows, added
+        switch (p) {
+            case phase::forward: return {added, e * (x + added) + ids, e * x};  // gathers the rows
+            case phase::backward_data: return {};                               // token ids have no gradient
+            // The tables' gradients: zeroed, then each token's output gradient added to its row (PyTorch's
+            // embedding backward), and summed over the batch for the positions.
+            case phase::backward_weights: return {x + added, e * (x + added) + ids, e * static_cast<double>(a.parameters)};
+        }
+        return {};
+    }
+};
+
+}  // namespace steptime::ops
+// ---- end steptime/ops/embedding.hpp ----
 // ---- begin steptime/ops/input.hpp ----
 // steptime/ops/input.hpp: the network's input (a batch of samples); costs nothing.
 
@@ -1242,7 +1390,7 @@ struct input {
 }  // namespace steptime::ops
 // ---- end steptime/ops/input.hpp ----
 // ---- begin steptime/ops/norm.hpp ----
-// steptime/ops/norm.hpp: local response normalization and batch normalization.
+// steptime/ops/norm.hpp: local response normalization, batch normalization and layer normalization.
 
 
 namespace steptime::ops {
@@ -1289,6 +1437,31 @@ struct batch_norm {
             case phase::backward_data: return {5 * x, 2 * e * x, e * x};
             // Scale and shift gradients: reductions of dy and dy * x-hat (3 per element) over x and dy.
             case phase::backward_weights: return {3 * x, 2 * e * x, e * static_cast<double>(a.parameters)};
+        }
+        return {};
+    }
+};
+
+// Layer normalization (Ba, Kiros and Hinton 2016): each position normalized over its features, with a learned
+// scale and shift per feature, as one fused kernel per pass computes it (Apex's FusedLayerNorm, Megatron's):
+// the statistics of a row are kept in registers, so each pass reads its tensors once.
+struct layer_norm {
+    static constexpr std::string_view kind = "layer_norm";
+
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require_inputs(in, 1, layer);
+        return in[0];
+    }
+    std::int64_t parameters(std::span<const tensor_shape> in) const { return 2 * in[0].c(); }
+    op_work work(phase p, const work_args& a) const {
+        const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
+        switch (p) {
+            // Mean and variance in one pass (Welford: 4 per element), then normalize, scale, shift (4).
+            case phase::forward: return {8 * x, e * x, e * x};
+            // dx from x, dy and the row's two sums of dy * gamma and dy * gamma * x-hat (8 per element).
+            case phase::backward_data: return {8 * x, 2 * e * x, e * x};
+            // Scale and shift gradients: dy * x-hat and dy summed over the positions (4 per element).
+            case phase::backward_weights: return {4 * x, 2 * e * x, e * static_cast<double>(a.parameters)};
         }
         return {};
     }
@@ -1347,16 +1520,10 @@ struct pool2d {
 
 namespace steptime::ops {
 
-// One kernel of a pass: its work, and a matmul's GEMM C[m x n] += A[m x k] B[k x n]; run `runs` times.
-struct recurrent_kernel {
-    op_work work{};
-    double runs = 0;  // 0: not launched
-    bool matmul = false;
-    double m = 0, n = 0, k = 0;
-};
-
 struct recurrent {
     static constexpr std::string_view kind = "recurrent";
+    // A pass is one cuDNN call, which launches its steps' kernels itself: one dispatch for the host.
+    static constexpr bool one_library_call = true;
     enum class cell_type { rnn, lstm, gru };  // rnn: ReLU or tanh, which cost alike
     cell_type cell = cell_type::lstm;
     std::int64_t hidden = 0;
@@ -1384,10 +1551,14 @@ struct recurrent {
         return detail::product({g, hidden, checked_add(checked_add(inputs, hidden, "parameter count"), 2, "parameter count")});
     }
 
+    // The elements every matmul dimension is a multiple of: tensor cores take a recurrent layer where the hidden
+    // and input sizes both fill whole 16-byte loads (cuDNN's rule for RNNs).
+    std::int64_t matmul_alignment(const work_args& a) const { return std::gcd(hidden, a.inputs[0].c()); }
+
     // The kernels of phase p. The data-gradient pass runs whether or not the input needs its gradient:
     // cuDNN's backward-data call always writes dx, and it goes back through time, which the weight gradients
     // need.
-    std::array<recurrent_kernel, 3> kernels(phase p, const work_args& a) const {
+    std::array<kernel_work, 3> kernels(phase p, const work_args& a) const {
         const double e = a.element_bytes, b = a.batch, h = static_cast<double>(hidden), gh = gates() * h;
         const double steps = static_cast<double>(a.output.h()), in = static_cast<double>(a.inputs[0].c());
         const double rows = b * steps;
@@ -1396,13 +1567,13 @@ struct recurrent {
         const double input_share = skip_input ? b * in : b * gh;       // x(t) itself, or its projections
         const double skipped_dx = skip_input ? b * in : 0;  // dx(t): the gates' own gradient
         const auto gemm = [&](double m, double n, double k, double runs) {  // reads A and B once, writes C
-            return recurrent_kernel{{2 * m * n * k, e * (m * k + k * n), e * m * n}, runs, true, m, n, k};
+            return kernel_work{{2 * m * n * k, e * (m * k + k * n), e * m * n}, runs, true, m, n, k};
         };
         switch (p) {
             case phase::forward:
                 return {
                     // X W for every step, [rows x in][in x gh]
-                    skip_input ? recurrent_kernel{} : gemm(rows, gh, in, 1),
+                    skip_input ? kernel_work{} : gemm(rows, gh, in, 1),
                     gemm(b, gh, h, steps),  // h(t-1) U, [b x h][h x gh]
                     // the gates: reads their sums, the input's share and c(t-1) (a GRU's h(t-1)); writes h(t),
                     // c(t) and the activated gates kept for the backward pass
@@ -1412,30 +1583,22 @@ struct recurrent {
                 return {
                     // the gates' gradients from the output's and the next step's dh(t), dc(t + 1), the kept
                     // activated gates, and c(t - 1) and c(t) (a GRU's h(t - 1))
-                    recurrent_kernel{{4 * b * gh, e * (2 * b * h + 3 * cell_state + previous + b * gh),
+                    kernel_work{{4 * b * gh, e * (2 * b * h + 3 * cell_state + previous + b * gh),
                                       e * (b * gh + cell_state + skipped_dx)},
                                      steps},
                     gemm(b, h, gh, steps),  // dh(t-1) = dG(t) U^T, [b x gh][gh x h]
-                    skip_input ? recurrent_kernel{} : gemm(rows, in, gh, 1)};  // dX = dG W^T
+                    skip_input ? kernel_work{} : gemm(rows, in, gh, 1)};  // dX = dG W^T
             case phase::backward_weights:
                 return {gemm(gh, h, rows, 1),  // dU: dG(t)^T h(t-1) summed over the steps, [gh x rows][rows x h]
-                        skip_input ? recurrent_kernel{} : gemm(gh, in, rows, 1),  // dW
+                        skip_input ? kernel_work{} : gemm(gh, in, rows, 1),  // dW
                         // both biases: dG summed over the rows (a GRU's recurrent candidate bias sums r * dG,
                         // at the same cost)
-                        recurrent_kernel{{rows * gh, e * rows * gh, e * 2 * gh}, 1}};
+                        kernel_work{{rows * gh, e * rows * gh, e * 2 * gh}, 1}};
         }
         return {};
     }
 
-    op_work work(phase p, const work_args& a) const {
-        op_work w{};
-        for (const auto& k : kernels(p, a)) {
-            w.flops += k.runs * k.work.flops;
-            w.bytes_read += k.runs * k.work.bytes_read;
-            w.bytes_written += k.runs * k.work.bytes_written;
-        }
-        return w;
-    }
+    op_work work(phase p, const work_args& a) const { return total_work(kernels(p, a)); }
 };
 
 }  // namespace steptime::ops
@@ -1649,7 +1812,7 @@ concept Operation = requires(const T& op, std::span<const tensor_shape> in, cons
 using layer_op = std::variant<ops::input, ops::conv2d, ops::deconv2d, ops::pool2d, ops::dense, ops::lrn,
                               ops::batch_norm, ops::activation, ops::dropout, ops::softmax,
                               ops::softmax_cross_entropy, ops::concat, ops::elementwise, ops::reshape,
-                              ops::passthrough, ops::recurrent>;
+                              ops::passthrough, ops::recurrent, ops::layer_norm, ops::embedding, ops::attention>;
 
 namespace ops {
 // The variant forwards to the alternative it holds.
@@ -1667,7 +1830,8 @@ inline std::string_view kind(const layer_op& op) {
 }
 }  // namespace ops
 
-static_assert(Operation<ops::conv2d> && Operation<ops::dense> && Operation<ops::passthrough> && Operation<ops::recurrent>);
+static_assert(Operation<ops::conv2d> && Operation<ops::dense> && Operation<ops::passthrough> && Operation<ops::recurrent> &&
+              Operation<ops::attention> && Operation<ops::embedding> && Operation<ops::layer_norm>);
 
 }  // namespace steptime
 // ---- end steptime/ops/layer_op.hpp ----
@@ -1691,6 +1855,9 @@ struct layer {
     tensor_shape output{};
     std::int64_t parameters = 0;
     std::optional<int> device{};  // model-parallel placement; unset = not split across devices
+    // Activation recompute (checkpointing; Chen et al. 2016): the output is not kept, and the backward pass runs
+    // the forward pass again before its own (Megatron-LM's --checkpoint-activations of transformer layers).
+    bool recomputed = false;
 };
 
 template <class Op>
@@ -1743,6 +1910,9 @@ public:
         return add(std::move(name), std::move(op), std::span<const std::string>(parents.begin(), parents.size()),
                    device);
     }
+
+    // Marks a layer's forward pass to run again in the backward pass (activation recompute).
+    void recompute(vertex v) { g_[v].recomputed = true; }
 
     std::size_t size() const { return boost::num_vertices(g_); }
     bool empty() const { return size() == 0; }
@@ -1957,8 +2127,10 @@ struct paleo_compat {
                                             "': paleo-compat models neither grouped nor dilated convolutions");
             const bool from_data = std::ranges::any_of(net.parents(v), [&](auto q) { return net[q].name == "data"; });
             conv_costs(u, a, *conv, l.inputs[0], l.output, n, p, from_data);
-        } else if (std::holds_alternative<ops::recurrent>(l.op)) {
-            throw unsupported_operation("layer '" + l.name + "': paleo-compat has no recurrent layers (PALEO has none)");
+        } else if (std::holds_alternative<ops::recurrent>(l.op) || std::holds_alternative<ops::attention>(l.op) ||
+                   std::holds_alternative<ops::embedding>(l.op)) {
+            throw unsupported_operation("layer '" + l.name + "': paleo-compat has no " + std::string(ops::kind(l.op)) +
+                                        " layers (PALEO has none)");
         } else if (const auto* pool = std::get_if<ops::pool2d>(&l.op)) {
             // 5.2: F = 2 kh kw C Ho Wo N; read input, write output; backward = forward, no filter part.
             if (p != pass::backward_weights) {
@@ -1974,7 +2146,10 @@ struct paleo_compat {
                 a.read(u, 4 * n * ops::detail::elems(l.inputs[0]));
                 a.write(u, 4 * n * ops::detail::elems(l.output));
             }
-        } else if (std::holds_alternative<ops::dense>(l.op)) {
+        } else if (const auto* fc = std::get_if<ops::dense>(&l.op)) {
+            if (fc->per_position || fc->tied)
+                throw unsupported_operation("layer '" + l.name +
+                                            "': paleo-compat's inner products flatten their input and own their weights");
             // 5.2: X[N,D] W[D,M] Y[N,M]; forward X*W, data Y*W^T, filter X^T*Y, each 2abc FLOPs + 3 memory terms.
             const double d = ops::detail::elems(l.inputs[0]), m = ops::detail::elems(l.output);
             if (p == pass::forward) gemm(u, a, n, d, m);
@@ -2441,7 +2616,6 @@ private:
 // of that kernel (the larger of compute and memory time, Williams et al., CACM 2009) at the efficiency its
 // operator class reaches, with wave quantization of GEMM-like kernels and a launch cost per kernel.
 
-#include <numeric>
 
 
 namespace steptime::cost {
@@ -2538,9 +2712,14 @@ struct kernel {
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,
                                   [&](const op_work& w, pass q) {
-                                      if (const auto* r = std::get_if<ops::recurrent>(&net[v].op))
-                                          return recurrent_pass(*r, q, detail::args_of(net, v, c), c);
-                                      return run(w, traits_of(net[v].op, q, net[v], c.batch), c);
+                                      return std::visit(
+                                          [&](const auto& o) {
+                                              if constexpr (requires { o.kernels(phase::forward, detail::args_of(net, v, c)); })
+                                                  return kernels_pass(o, q, detail::args_of(net, v, c), c);
+                                              else
+                                                  return run(w, traits_of(net[v].op, q, net[v], c.batch), c);
+                                          },
+                                          net[v].op);
                                   }) +
                gradient_sums(net, v, p, c) + framework_kernels(net, v, p, c);
     }
@@ -2698,8 +2877,9 @@ private:
             }
         };
         if (const auto* d = std::get_if<ops::dense>(&op)) {
-            const double in = static_cast<double>(l.inputs[0].elements());
-            return {true, by_pass(n, static_cast<double>(d->outputs), in), in};
+            const double in = static_cast<double>(d->reduced(l.inputs[0]));
+            const double positions = d->per_position ? static_cast<double>(l.inputs[0].elements()) / in : 1;
+            return {true, by_pass(n * positions, static_cast<double>(d->outputs), in), in};
         }
         if (const auto* cv = std::get_if<ops::conv2d>(&op)) {
             const std::int64_t cin = l.inputs[0].c() / cv->groups, cout = cv->filters / cv->groups;
@@ -2723,17 +2903,18 @@ private:
         return {.normalization = std::holds_alternative<ops::batch_norm>(op)};
     }
 
-    // A recurrent layer's pass is its kernels (ops::recurrent::kernels), the per-step ones once a step, each
-    // launched at its own cost; the framework issues them as one cuDNN call, one dispatch for the host. Tensor
-    // cores take it where the hidden and input sizes both fill whole 16-byte loads (cuDNN's rule for RNNs).
-    layer_time recurrent_pass(const ops::recurrent& r, pass q, const work_args& a, const cost_context& c) const {
+    // The pass of an operation of several kernels (ops::recurrent, ops::attention): each priced on its own, a
+    // per-step kernel once a step. A recurrent layer's pass is one cuDNN call, one dispatch for the host.
+    template <class Op>
+    layer_time kernels_pass(const Op& o, pass q, const work_args& a, const cost_context& c) const {
         const phase p = q == pass::forward ? phase::forward : q == pass::backward_data ? phase::backward_data
                                                                                        : phase::backward_weights;
-        const double channels = static_cast<double>(std::gcd(r.hidden, a.inputs[0].c()));
+        const double channels = static_cast<double>(o.matmul_alignment(a));
         layer_time t{};
-        for (const auto& k : r.kernels(p, a))
-            if (k.runs > 0) t += k.runs * run(k.work, {.is_matmul = k.matmul, .shape = {k.m, k.n, k.k}, .channels = channels}, c);
-        t.kernels = 1;
+        for (const auto& k : o.kernels(p, a))
+            if (k.runs > 0)
+                t += k.runs * run(k.work, {.is_matmul = k.matmul, .shape = {k.m, k.n, k.k, k.groups}, .channels = channels}, c);
+        if constexpr (Op::one_library_call) t.kernels = 1;
         return t;
     }
 
@@ -2905,7 +3086,7 @@ struct step_estimate {
     int workers = 1;
     element_type precision = element_type::fp32;
     seconds forward{};        // sum over layers, or the host's time to issue their kernels if longer
-    seconds backward{};       // likewise, both gradients
+    seconds backward{};       // likewise, both gradients, and the forward passes of recomputed layers
     seconds update{};         // weight update
     seconds communication{};  // gradient exchange between workers (zero on one device)
     seconds exposed_communication{};  // the part of it not hidden behind the backward pass
@@ -2963,6 +3144,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         const auto& l = net[v];
         auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
                                                        model.layer(net, v, pass::backward, ctx)});
+        if (l.recomputed) e.backward += e.forward;  // its forward pass again, before its gradients
         fwd[v] = e.forward.total();
         bwd[v] = e.backward.total();
         r.forward += fwd[v];
@@ -4374,6 +4556,9 @@ const entry<Net>* find(std::string_view name) {
 //   lstm:hidden=1024,batch=128,steps=25[,input=1024][,skip_input=0|1]   (also gru: and rnn:, ReLU or tanh)
 //       One recurrent layer as cuDNN runs it (ops::recurrent) over `steps` steps of `input` features (default
 //       hidden); skip_input=1 adds the input to the gates without input weights (CUDNN_SKIP_INPUT, DeepBench's).
+//   gpt[:layers=12][,hidden=768][,heads=12][,seq=1024][,vocab=50257][,recompute=0|1]
+//       A GPT as Megatron-LM trains it (zoo::gpt; the defaults are GPT-2 small's), one sequence per sample;
+//       recompute=1 runs each transformer layer's forward pass again in the backward pass.
 //   <zoo name>[:resolution=224][,classes=1000]
 //       zoo::find(name)->build(options).
 //
@@ -4399,6 +4584,90 @@ inline std::string_view trim(std::string_view s) {
 
 }  // namespace steptime::detail
 // ---- end steptime/detail/text.hpp ----
+// ---- begin steptime/zoo/gpt.hpp ----
+// steptime/zoo/gpt.hpp: GPT decoder-only transformers (Radford et al. 2019) as Megatron-LM trains them
+// (Shoeybi et al. 2019; Narayanan et al., SC21): learned position embeddings, pre-norm blocks of fused-QKV
+// attention and a 4h GELU MLP with dropout on both residual branches, a final layer norm and output logits
+// tied to the token embedding.
+
+
+
+namespace steptime::zoo {
+
+struct gpt_config {
+    std::int64_t layers = 12, hidden = 768, heads = 12, sequence = 1024, vocabulary = 50257;  // GPT-2 small
+    bool recompute = false;  // full activation recompute of every transformer layer (Megatron's uniform method)
+
+    // Parameters by Narayanan et al. (SC21) section 5.1: P = 12 l h^2 (1 + 13 / (12 h) + (V + s) / (12 l h)).
+    // The network has 2h more, the final layer norm's, which the paper's count leaves out.
+    double paper_parameters() const {
+        const double l = static_cast<double>(layers), h = static_cast<double>(hidden);
+        return 12 * l * h * h * (1 + 13 / (12 * h) + static_cast<double>(vocabulary + sequence) / (12 * l * h));
+    }
+    // FLOPs of a step of `batch` sequences with full activation recompute, Narayanan et al. (SC21) eq. (3):
+    // F = 96 B s l h^2 (1 + s / (6h) + V / (16 l h)), the count that Megatron's reported TFLOP/s per GPU divide.
+    double paper_flops(double batch) const {
+        const double l = static_cast<double>(layers), h = static_cast<double>(hidden), s = static_cast<double>(sequence);
+        return 96 * batch * s * l * h * h * (1 + s / (6 * h) + static_cast<double>(vocabulary) / (16 * l * h));
+    }
+    std::string name() const {
+        return "gpt:layers=" + std::to_string(layers) + ",hidden=" + std::to_string(hidden) + ",heads=" +
+               std::to_string(heads) + ",seq=" + std::to_string(sequence) + ",vocab=" + std::to_string(vocabulary) +
+               ",recompute=" + std::to_string(recompute ? 1 : 0);
+    }
+};
+
+// A GPT of one sequence per sample (tokens x 1 x 1 token ids to tokens x 1 x vocabulary logits); batch 1.
+template <class Net = network>
+Net gpt(const gpt_config& g) {
+    using detail::chain;
+    Net net(g.name());
+    const std::int64_t h = g.hidden;
+    const auto linear = [](std::int64_t outputs) {
+        ops::dense d = detail::dense(outputs);
+        d.per_position = true;
+        return d;
+    };
+    const ops::dropout dropout{0.9};  // Megatron's hidden and attention dropout, 0.1
+    ops::attention attention;
+    attention.heads = g.heads;
+    ops::embedding embed;
+    embed.vocabulary = g.vocabulary;
+    embed.features = h;
+    embed.positions = g.sequence;
+
+    net.add("tokens", ops::input{tensor_shape::image(g.sequence, 1, 1)});
+    std::string x = chain<Net>(net, "tokens").then("embed", embed).then("embed/dropout", dropout).last();
+    for (std::int64_t i = 1; i <= g.layers; ++i) {
+        const std::string p = "layer" + std::to_string(i);
+        const std::size_t first = net.size();
+        chain<Net> attend(net, x);
+        attend.then(p + "/ln1", ops::layer_norm{})
+            .then(p + "/qkv", linear(3 * h))
+            .then(p + "/attention", attention)
+            .then(p + "/proj", linear(h))
+            .then(p + "/dropout1", dropout);
+        const std::string mid = detail::join(net, p + "/add1", detail::elementwise(ops::elementwise::operation::add),
+                                             {attend.last(), x});
+        chain<Net> mlp(net, mid);
+        mlp.then(p + "/ln2", ops::layer_norm{})
+            .then(p + "/fc1", linear(4 * h))
+            .then(p + "/gelu", detail::act(ops::activation::function::gelu))
+            .then(p + "/fc2", linear(h))
+            .then(p + "/dropout2", dropout);
+        x = detail::join(net, p + "/add2", detail::elementwise(ops::elementwise::operation::add), {mlp.last(), mid});
+        if (g.recompute)
+            for (std::size_t v = first; v < net.size(); ++v) net.recompute(v);
+    }
+    ops::dense logits = linear(g.vocabulary);
+    logits.bias = false;
+    logits.tied = true;  // the token embedding's table
+    chain<Net>(net, x).then("ln_f", ops::layer_norm{}).then("logits", logits).then("loss", ops::softmax_cross_entropy{});
+    return net;
+}
+
+}  // namespace steptime::zoo
+// ---- end steptime/zoo/gpt.hpp ----
 
 namespace steptime::zoo {
 
@@ -4555,6 +4824,15 @@ Net recurrent_spec(std::string_view spec, std::string_view name, std::string_vie
     return net;
 }
 
+inline gpt_config gpt_spec(std::string_view spec, std::string_view list) {
+    const gpt_config d{};
+    const auto v = spec_values(spec, "gpt", list,
+                               {{"layers", false, d.layers, 1, spec_any}, {"hidden", false, d.hidden, 1, spec_any},
+                                {"heads", false, d.heads, 1, spec_any}, {"seq", false, d.sequence, 1, spec_any},
+                                {"vocab", false, d.vocabulary, 1, spec_any}, {"recompute", false, 0, 0, 1}});
+    return {v[0], v[1], v[2], v[3], v[4], v[5] == 1};
+}
+
 inline bool recurrent_name(std::string_view name) { return name == "lstm" || name == "gru" || name == "rnn"; }
 
 }  // namespace detail
@@ -4574,9 +4852,11 @@ std::optional<Net> from_spec(std::string_view spec) {
                                                  std::string_view::npos;
     const auto* z = find<Net>(name);
     if (!identifier ||
-        (colon == std::string_view::npos && !z && name != "gemm" && name != "conv2d" && !detail::recurrent_name(name)))
+        (colon == std::string_view::npos && !z && name != "gemm" && name != "conv2d" && name != "gpt" &&
+         !detail::recurrent_name(name)))
         return std::nullopt;
     try {
+        if (name == "gpt") return gpt<Net>(detail::gpt_spec(spec, list));
         if (name == "gemm") return detail::gemm_spec<Net>(spec, list);
         if (name == "conv2d") return detail::conv2d_spec<Net>(spec, list);
         if (detail::recurrent_name(name)) return detail::recurrent_spec<Net>(spec, name, list);
@@ -4595,7 +4875,14 @@ std::optional<Net> from_spec(std::string_view spec) {
     std::string names;
     for (const auto& e : catalog<Net>()) names += ", " + std::string(e.name);
     throw invalid_argument("model spec '" + std::string(spec) + "': unknown model '" + std::string(name) +
-                           "' (known: gemm, conv2d, lstm, gru, rnn" + names + ")");
+                           "' (known: gemm, conv2d, lstm, gru, rnn, gpt" + names + ")");
+}
+
+// The configuration of a gpt spec ("gpt" or "gpt:..."); std::nullopt for any other model. Throws as from_spec.
+inline std::optional<gpt_config> gpt_config_of(std::string_view spec) {
+    const auto colon = spec.find(':');
+    if (spec.substr(0, colon) != "gpt") return std::nullopt;
+    return detail::gpt_spec(spec, colon == std::string_view::npos ? std::string_view{} : spec.substr(colon + 1));
 }
 
 }  // namespace steptime::zoo

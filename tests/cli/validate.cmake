@@ -2,7 +2,13 @@
 set(validate ${cli} validate --data ${validation}/calibration.csv --cases ${validation}/cases.csv)
 add_test(NAME cli_validate COMMAND ${validate})
 set_tests_properties(cli_validate PROPERTIES PASS_REGULAR_EXPRESSION
-  "validation of the kernel cost model against 63 published measurements.*CNN-001 +single_gpu_cnn +alexnet +titan-x-maxwell +26\\.000 +[0-9.]+ +[-+][0-9.]+%.*\ncollective_allreduce +3 .*\nkernel_conv +12 .*\nkernel_gemm +15 .*\nkernel_rnn +4 .*\nmulti_gpu_cnn +4 .*\nsingle_gpu_cnn +25 ")
+  "validation of the kernel cost model against 64 published measurements.*CNN-001 +single_gpu_cnn +alexnet +titan-x-maxwell +26\\.000 +[0-9.]+ +[-+][0-9.]+%.*\ncollective_allreduce +3 .*\nkernel_conv +12 .*\nkernel_gemm +15 .*\nkernel_rnn +4 .*\nllm_large_scale +1 .*\nmulti_gpu_cnn +4 .*\nsingle_gpu_cnn +25 ")
+# Megatron's GPT 1.7B (LLM-001) at 137 TFLOP/s per GPU on 32 GPUs, a global batch of 32 x 16 = 512: Narayanan et
+# al.'s 96 B s l h^2 (1 + s/6h + V/16lh) = 96 x 512 x 2048 x 24 x 2304^2 x (1 + 2048/13824 + 51200/884736)
+# = 1.54668e16 FLOPs per step, over 32 x 137e12 FLOP/s: 3528.018 ms.
+add_test(NAME cli_validate_gpt COMMAND ${validate})
+set_tests_properties(cli_validate_gpt PROPERTIES PASS_REGULAR_EXPRESSION
+  "LLM-001 +llm_large_scale +gpt:layers=24,hidden=2304,h~ +a100-sxm4-80gb +3528\\.018 +[0-9.]+ +[-+][0-9.]+%")
 # DeepBench's all-reduce of 64 MiB between 8 GPUs (DB-051) over pcie3-x16 (15.75 GB/s, 1 us): a ring's
 # 2 x 7 steps of 64 MiB / 8, 14 x (1 us + 8388608 B / 15.75 GB/s) = 7.471 ms.
 add_test(NAME cli_validate_all_reduce COMMAND ${validate})
@@ -16,7 +22,7 @@ if(Python3_FOUND)
   add_test(NAME cli_validate_beats_paleo_compat
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_beats_baseline.py $<TARGET_FILE:steptime_cli>
                    ${validation}/calibration.csv ${validation}/cases.csv)
-  set_tests_properties(cli_validate_beats_paleo_compat PROPERTIES PASS_REGULAR_EXPRESSION "5 categories, kernel better on all; paleo-compat predicts none of kernel_rnn")
+  set_tests_properties(cli_validate_beats_paleo_compat PROPERTIES PASS_REGULAR_EXPRESSION "5 categories, kernel better on all; paleo-compat predicts none of kernel_rnn, llm_large_scale")
 endif()
 # validate_fails(NAME TEXT REGEX): validate against calibration.csv with the cases TEXT, written to NAME-cases.csv,
 # fails with an error whose message matches REGEX.
@@ -27,8 +33,21 @@ function(validate_fails name text regex)
 endfunction()
 cli_fails(validate_compat_unsupported "^steptime: error: [^\n]*cases.csv: row DB-010: layer 'lstm': paleo-compat has no recurrent layers"
           validate --data ${validation}/calibration.csv --cases ${validation}/cases.csv --cost-model paleo-compat)
-validate_fails(unsupported_metric "id,model,device\nLLM-001,alexnet,titan-x-maxwell\n"
-               "calibration.csv:[0-9]+: column 'metric': 'tflops_per_gpu', expected forward_ms, backward_ms")
+set(tokens_data ${CMAKE_CURRENT_BINARY_DIR}/tokens-data.csv)
+file(WRITE ${tokens_data} "id,category,num_gpus,batch_per_gpu,metric,value,unit\nT,x,1,8,tokens_per_s,9000,tokens/s\n")
+file(WRITE ${tokens_data}.cases "id,model,device\nT,gpt,a100-sxm4-80gb\n")
+cli_fails(validate_unsupported_metric "^steptime: error: [^\n]*tokens-data.csv:2: column 'metric': 'tokens_per_s', expected forward_ms, backward_ms"
+          validate --data ${tokens_data} --cases ${tokens_data}.cases)
+# TFLOP/s per GPU count a GPT's FLOPs by Narayanan et al.'s formula: the model must be one.
+validate_fails(tflops_of_cnn "id,model,device\nLLM-001,alexnet,a100-sxm4-80gb\n"
+               "tflops_of_cnn-cases.csv:2: column 'model': 'alexnet', expected a gpt: spec")
+# How GPUs exchange gradients: a row of one GPU has no exchange; GPUs per node at most the row's GPUs.
+validate_fails(per_node_one_gpu "id,model,device,gpus_per_node\nCNN-001,alexnet,titan-x-maxwell,1\n"
+               "per_node_one_gpu-cases.csv:2: column 'gpus_per_node': '1', expected empty: one GPU exchanges no gradients")
+validate_fails(per_node_too_many "id,model,device,gpus_per_node\nDLE-008,resnet50,v100-sxm2-16gb,16\n"
+               "per_node_too_many-cases.csv:2: column 'gpus_per_node': '16', expected GPUs per node, 1 to the row's GPUs")
+validate_fails(bad_overlap "id,model,device,overlap\nDLE-008,resnet50,v100-sxm2-16gb,sometimes\n"
+               "bad_overlap-cases.csv:2: column 'overlap': 'sometimes', expected none or backward")
 # An all-reduce row names its buffer and its link; a network's row is no all-reduce.
 validate_fails(all_reduce_of_network "id,model,device,link\nDB-051,alexnet,titan-x-maxwell,pcie3-x16\n"
                "all_reduce_of_network-cases.csv:2: column 'model': 'alexnet', expected allreduce:bytes=N")

@@ -246,6 +246,7 @@ void list_models() {
                  "       --model gemm:m=1760,n=128,k=1760[,ta=1,tb=0] (C[MxN] = op(A)[MxK] op(B)[KxN]),\n"
                  "       --model conv2d:n=16,h=112,w=112,c=64,k=128,r=3,s=3[,stride=1,pad=0,groups=1]\n"
                  "       --model lstm:hidden=1024,batch=128,steps=25[,input=512,skip_input=1] (gru:, rnn: alike)\n"
+                 "       --model gpt:layers=24,hidden=2304,heads=24,seq=2048,vocab=51200[,recompute=1] (GPT-2 small by default)\n"
                  "       (with predict --phase forward|backward-data|backward-weights|... for kernel times)\n";
 }
 

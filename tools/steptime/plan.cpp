@@ -18,7 +18,7 @@ network load_model(const std::string& m) {
     std::string names;
     for (const auto& z : zoo::catalog()) names += (names.empty() ? "" : ", ") + std::string(z.name);
     throw invalid_argument("unknown model '" + m + "': not in the zoo (" + names +
-                           "), not a spec (gemm:m=,n=,k= or conv2d:n=,h=,w=,c=,k=,r=,s= or lstm|gru|rnn:hidden=,batch=,steps= or "
+                           "), not a spec (gemm:m=,n=,k= or conv2d:n=,h=,w=,c=,k=,r=,s= or lstm|gru|rnn:hidden=,batch=,steps= or gpt[:layers=,hidden=,...] or "
                            "<zoo name>:resolution=,classes=) "
                            "and no such PALEO JSON file");
 }

@@ -49,8 +49,8 @@ case_file read_cases(const std::string& data, const std::string& cases) {
 // id, the category and the value agree (the model's ratio carries a time across both).
 bool same_quantity(const io::published_case& a, const io::published_case& b) {
     return a.model == b.model && a.precision == b.precision && a.gpus == b.gpus && a.batch == b.batch &&
-           a.metric == b.metric && a.passes == b.passes && a.link == b.link && a.layout == b.layout &&
-           a.update_rule == b.update_rule && a.gradients == b.gradients;
+           a.metric == b.metric && a.passes == b.passes && a.link == b.link && a.gpus_per_node == b.gpus_per_node &&
+           a.overlap == b.overlap && a.layout == b.layout && a.update_rule == b.update_rule && a.gradients == b.gradients;
 }
 
 struct row_result {
@@ -79,8 +79,12 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
     // The optimizer matters to every model but paleo-compat, which prices PALEO's own update.
     if (c.update_rule && po.cost_model != "paleo-compat") po.optimizer = std::string(to_string(*c.update_rule));
     // Multi-GPU rows are data parallel with the gradient exchange overlapping the backward pass, as
-    // DDP and Horovod run it.
-    if (c.gpus > 1 && po.cost_model != "paleo-compat") po.overlap = "backward";
+    // DDP and Horovod run it, unless the cases say otherwise; hierarchical where they give GPUs per node.
+    if (c.gpus > 1 && c.overlap && po.cost_model != "paleo-compat") po.overlap = "backward";
+    if (c.gpus_per_node > 0) {
+        po.comms = "hierarchical";
+        po.gpus_per_node = std::to_string(c.gpus_per_node);
+    }
     // An all-reduce alone (DeepBench's) runs the collective that predict's data parallelism uses.
     if (c.metric == io::published_metric::all_reduce_ms) {
         (void)load_device(po.devices);  // the GPUs the row names, checked though the collective needs only the link

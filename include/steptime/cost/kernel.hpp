@@ -103,9 +103,14 @@ struct kernel {
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,
                                   [&](const op_work& w, pass q) {
-                                      if (const auto* r = std::get_if<ops::recurrent>(&net[v].op))
-                                          return recurrent_pass(*r, q, detail::args_of(net, v, c), c);
-                                      return run(w, traits_of(net[v].op, q, net[v], c.batch), c);
+                                      return std::visit(
+                                          [&](const auto& o) {
+                                              if constexpr (requires { o.kernels(phase::forward, detail::args_of(net, v, c)); })
+                                                  return kernels_pass(o, q, detail::args_of(net, v, c), c);
+                                              else
+                                                  return run(w, traits_of(net[v].op, q, net[v], c.batch), c);
+                                          },
+                                          net[v].op);
                                   }) +
                gradient_sums(net, v, p, c) + framework_kernels(net, v, p, c);
     }
@@ -263,8 +268,9 @@ private:
             }
         };
         if (const auto* d = std::get_if<ops::dense>(&op)) {
-            const double in = static_cast<double>(l.inputs[0].elements());
-            return {true, by_pass(n, static_cast<double>(d->outputs), in), in};
+            const double in = static_cast<double>(d->reduced(l.inputs[0]));
+            const double positions = d->per_position ? static_cast<double>(l.inputs[0].elements()) / in : 1;
+            return {true, by_pass(n * positions, static_cast<double>(d->outputs), in), in};
         }
         if (const auto* cv = std::get_if<ops::conv2d>(&op)) {
             const std::int64_t cin = l.inputs[0].c() / cv->groups, cout = cv->filters / cv->groups;
@@ -288,17 +294,18 @@ private:
         return {.normalization = std::holds_alternative<ops::batch_norm>(op)};
     }
 
-    // A recurrent layer's pass is its kernels (ops::recurrent::kernels), the per-step ones once a step, each
-    // launched at its own cost; the framework issues them as one cuDNN call, one dispatch for the host. Tensor
-    // cores take it where the hidden and input sizes both fill whole 16-byte loads (cuDNN's rule for RNNs).
-    layer_time recurrent_pass(const ops::recurrent& r, pass q, const work_args& a, const cost_context& c) const {
+    // The pass of an operation of several kernels (ops::recurrent, ops::attention): each priced on its own, a
+    // per-step kernel once a step. A recurrent layer's pass is one cuDNN call, one dispatch for the host.
+    template <class Op>
+    layer_time kernels_pass(const Op& o, pass q, const work_args& a, const cost_context& c) const {
         const phase p = q == pass::forward ? phase::forward : q == pass::backward_data ? phase::backward_data
                                                                                        : phase::backward_weights;
-        const double channels = static_cast<double>(std::gcd(r.hidden, a.inputs[0].c()));
+        const double channels = static_cast<double>(o.matmul_alignment(a));
         layer_time t{};
-        for (const auto& k : r.kernels(p, a))
-            if (k.runs > 0) t += k.runs * run(k.work, {.is_matmul = k.matmul, .shape = {k.m, k.n, k.k}, .channels = channels}, c);
-        t.kernels = 1;
+        for (const auto& k : o.kernels(p, a))
+            if (k.runs > 0)
+                t += k.runs * run(k.work, {.is_matmul = k.matmul, .shape = {k.m, k.n, k.k, k.groups}, .channels = channels}, c);
+        if constexpr (Op::one_library_call) t.kernels = 1;
         return t;
     }
 

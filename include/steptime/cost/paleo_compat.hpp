@@ -39,8 +39,10 @@ struct paleo_compat {
                                             "': paleo-compat models neither grouped nor dilated convolutions");
             const bool from_data = std::ranges::any_of(net.parents(v), [&](auto q) { return net[q].name == "data"; });
             conv_costs(u, a, *conv, l.inputs[0], l.output, n, p, from_data);
-        } else if (std::holds_alternative<ops::recurrent>(l.op)) {
-            throw unsupported_operation("layer '" + l.name + "': paleo-compat has no recurrent layers (PALEO has none)");
+        } else if (std::holds_alternative<ops::recurrent>(l.op) || std::holds_alternative<ops::attention>(l.op) ||
+                   std::holds_alternative<ops::embedding>(l.op)) {
+            throw unsupported_operation("layer '" + l.name + "': paleo-compat has no " + std::string(ops::kind(l.op)) +
+                                        " layers (PALEO has none)");
         } else if (const auto* pool = std::get_if<ops::pool2d>(&l.op)) {
             // 5.2: F = 2 kh kw C Ho Wo N; read input, write output; backward = forward, no filter part.
             if (p != pass::backward_weights) {
@@ -56,7 +58,10 @@ struct paleo_compat {
                 a.read(u, 4 * n * ops::detail::elems(l.inputs[0]));
                 a.write(u, 4 * n * ops::detail::elems(l.output));
             }
-        } else if (std::holds_alternative<ops::dense>(l.op)) {
+        } else if (const auto* fc = std::get_if<ops::dense>(&l.op)) {
+            if (fc->per_position || fc->tied)
+                throw unsupported_operation("layer '" + l.name +
+                                            "': paleo-compat's inner products flatten their input and own their weights");
             // 5.2: X[N,D] W[D,M] Y[N,M]; forward X*W, data Y*W^T, filter X^T*Y, each 2abc FLOPs + 3 memory terms.
             const double d = ops::detail::elems(l.inputs[0]), m = ops::detail::elems(l.output);
             if (p == pass::forward) gemm(u, a, n, d, m);

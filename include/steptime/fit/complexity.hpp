@@ -74,8 +74,12 @@ struct seed000 {
         const double k = static_cast<double>(c.kernel.h * c.kernel.w * c.filters);
         return {layer_kind::conv, 1, {k * in(), 2 * k * in() + out()}};
     }
-    // seed 000 table, FC: H_in W_in C_in C_out forward, 2 H_in W_in C_in C_out backward.
-    layer_complexity operator()(const ops::dense&) const { return {layer_kind::fc, 1, {in() * out(), 2 * in() * out()}}; }
+    // seed 000 table, FC: H_in W_in C_in C_out forward, 2 H_in W_in C_in C_out backward (applied per position,
+    // each position's C_in C_out: the input's elements times C_out all the same).
+    layer_complexity operator()(const ops::dense& d) const {
+        const double macs = in() * static_cast<double>(d.outputs);
+        return {layer_kind::fc, 1, {macs, 2 * macs}};
+    }
     // seed 000 table, Loss: 4 C_out - 1 forward, C_out + 1 backward (C_out: the class scores read).
     layer_complexity operator()(const ops::softmax_cross_entropy&) const {
         return {layer_kind::loss, 1, {4 * in() - 1, in() + 1}};
@@ -86,8 +90,9 @@ struct seed000 {
         const double cn = static_cast<double>(n.size);
         return {layer_kind::norm, 1, {5 * out() + cn - 2, 8 * out() + cn - 1}};
     }
-    // Batch normalization is not in the table: the Norm row with a window of one channel (our extension).
+    // Batch and layer normalization are not in the table: the Norm row with a window of one channel (our extension).
     layer_complexity operator()(const ops::batch_norm&) const { return {layer_kind::norm, 1, {5 * out() - 1, 8 * out()}}; }
+    layer_complexity operator()(const ops::layer_norm&) const { return {layer_kind::norm, 1, {5 * out() - 1, 8 * out()}}; }
     // seed 000 table, Pool: H_f W_f C_out forward, (H_f W_f + 1) C_out backward. A global pool is one
     // window over the input, written with stride 1 (as Caffe's GoogLeNet writes pool5/7x7_s1).
     layer_complexity operator()(const ops::pool2d& p) const {

@@ -100,11 +100,11 @@ struct per_layer_model {
     // A layer's predicted time for the context's batch: beta1 * c as compute, beta0 as overhead, and the
     // layer's FLOPs (ops/, as every model reports them) as work. The device is not consulted (the
     // coefficients are the measured device's); layers of no category cost nothing; a category without a
-    // line, and a recurrent layer, throw unsupported_operation.
+    // line, and a recurrent or attention layer, throw unsupported_operation.
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
-        if (std::holds_alternative<ops::recurrent>(net[v].op))
-            throw unsupported_operation(std::string(name) + " '" + calibration + "': the per-layer categories have no "
-                                        "recurrent layers (layer '" + net[v].name + "')");
+        if (std::holds_alternative<ops::recurrent>(net[v].op) || std::holds_alternative<ops::attention>(net[v].op))
+            throw unsupported_operation(std::string(name) + " '" + calibration + "': the per-layer categories have no " +
+                                        std::string(ops::kind(net[v].op)) + " layers (layer '" + net[v].name + "')");
         const auto k = classify(net, v);
         const auto cat = category_of(k);
         if (!cat) return {};

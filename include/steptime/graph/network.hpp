@@ -26,6 +26,9 @@ struct layer {
     tensor_shape output{};
     std::int64_t parameters = 0;
     std::optional<int> device{};  // model-parallel placement; unset = not split across devices
+    // Activation recompute (checkpointing; Chen et al. 2016): the output is not kept, and the backward pass runs
+    // the forward pass again before its own (Megatron-LM's --checkpoint-activations of transformer layers).
+    bool recomputed = false;
 };
 
 template <class Op>
@@ -78,6 +81,9 @@ public:
         return add(std::move(name), std::move(op), std::span<const std::string>(parents.begin(), parents.size()),
                    device);
     }
+
+    // Marks a layer's forward pass to run again in the backward pass (activation recompute).
+    void recompute(vertex v) { g_[v].recomputed = true; }
 
     std::size_t size() const { return boost::num_vertices(g_); }
     bool empty() const { return size() == 0; }

@@ -4,7 +4,8 @@
 //   id,model,device[,precision][,layout][,library][,optimizer][,gradients][,phase][,link][,note]
 //   (older cases files name the model column network)
 //   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it);
-//              for metric allreduce_ms, allreduce:bytes=N, the size of the buffer all-reduced
+//              for metric allreduce_ms, allreduce:bytes=N, the size of the buffer all-reduced; for metric
+//              tflops_per_gpu, a gpt: spec (its FLOPs by Narayanan et al.'s formula turn the rate into a step time)
 //   device     a catalog name or a device JSON file
 //   precision  fp32 (default), tf32, fp16, bf16, amp or amp-bf16
 //   layout     the activations' layout, nchw or nhwc (default: the cost model's own)
@@ -15,6 +16,10 @@
 //              kernel_ms, all three for the fwd_plus_bwd metrics)
 //   link       the network between the GPUs of a multi-GPU row (a link name; default: the device's own link;
 //              an allreduce_ms row needs one)
+//   gpus_per_node  a multi-GPU row's GPUs per node: the gradients are all-reduced hierarchically, inside each node
+//              over the device's own link, across nodes over `link` (default: one ring over `link`)
+//   overlap    a multi-GPU row's gradient exchange: backward (default: in buckets during the backward pass, as
+//              DDP and Horovod run it) or none (after the backward pass)
 //
 // Only the rows the cases name are read, in the cases' order. Errors are parse_error "origin:line: ...".
 #pragma once
@@ -32,6 +37,7 @@
 #include "steptime/detail/csv.hpp"
 #include "steptime/estimate.hpp"
 #include "steptime/phase_time.hpp"
+#include "steptime/zoo/spec.hpp"
 
 namespace steptime::io {
 
@@ -43,6 +49,7 @@ enum class published_metric {
     kernel_ms,         // one library kernel: the forward pass of a single-operation model
     kernel_passes_ms,  // a kernel's forward and backward passes (fwd_plus_bwd..._ms), no update
     all_reduce_ms,     // a collective alone: an all-reduce of all_reduce_size bytes between the row's GPUs
+    tflops_per_gpu,    // a GPT's training step: its FLOPs by Narayanan et al.'s formula over the GPUs' time
 };
 
 struct published_case {
@@ -56,6 +63,8 @@ struct published_case {
     published_metric metric = published_metric::forward_ms;
     pass_selection passes{};  // what a kernel metric times: the cases' phase, else the metric's own
     std::string link{};
+    int gpus_per_node = 0;  // 0: one ring over link
+    bool overlap = true;    // the gradient exchange overlaps the backward pass
     bytes all_reduce_size{};  // the buffer of an all_reduce_ms row
     std::optional<activation_layout> layout{};
     std::optional<cost::conv_library> library{};
@@ -96,9 +105,14 @@ inline published_metric metric_of(const steptime::detail::csv_table& t, std::siz
         in("ms");
         return published_metric::all_reduce_ms;
     }
+    if (m == "tflops_per_gpu") {
+        in("TFLOP/s");
+        return published_metric::tflops_per_gpu;
+    }
     throw t.bad(r, col,
                 "forward_ms, backward_ms, images_per_s, kernel_ms, fwd_plus_bwd_ms, "
-                "fwd_plus_bwd_data_plus_bwd_filter_ms or allreduce_ms (steptime does not predict the others yet)");
+                "fwd_plus_bwd_data_plus_bwd_filter_ms, allreduce_ms or tflops_per_gpu (steptime does not predict the "
+                "others yet)");
 }
 
 // The buffer of an all-reduce row's model, allreduce:bytes=N.
@@ -120,7 +134,8 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
     const steptime::detail::csv_table p(published, published_origin), c(cases, cases_origin);
     constexpr std::string_view p_format = "calibration.csv's columns id,category,num_gpus,batch_per_gpu,metric,value,unit";
     constexpr std::string_view c_format =
-        "the columns id,model,device[,precision][,layout][,library][,optimizer][,gradients][,phase][,link]";
+        "the columns id,model,device[,precision][,layout][,library][,optimizer][,gradients][,phase][,link]"
+        "[,gpus_per_node][,overlap]";
     const std::size_t p_id = p.column("id", p_format), gpus = p.column("num_gpus", p_format),
                       batch = p.column("batch_per_gpu", p_format), metric = p.column("metric", p_format),
                       value = p.column("value", p_format), unit = p.column("unit", p_format);
@@ -128,7 +143,8 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
     const std::size_t c_id = c.column("id", c_format), dev = c.column("device", c_format);
     const std::size_t model = c.find("model") ? *c.find("model") : c.column("network", c_format);
     const auto precision = c.find("precision"), layout = c.find("layout"), library = c.find("library"),
-               update = c.find("optimizer"), gradients = c.find("gradients"), phase = c.find("phase"), link = c.find("link");
+               update = c.find("optimizer"), gradients = c.find("gradients"), phase = c.find("phase"), link = c.find("link"),
+               per_node = c.find("gpus_per_node"), overlap = c.find("overlap");
     // Each id names one row of each file: a repeated one would be read twice, or predict the wrong row.
     const auto rows_by_id = [](const steptime::detail::csv_table& t, std::size_t col) {
         std::unordered_map<std::string_view, std::size_t> rows;
@@ -176,6 +192,14 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
         }
         if (link) m.link = c.text(k, *link);
         m.gpus = static_cast<int>(p.integer(r, gpus, 1, 1'000'000, "a GPU count of at least 1"));
+        for (const auto col : {per_node, overlap})  // how GPUs exchange gradients: a single GPU's row has none
+            if (col && !c.text(k, *col).empty() && m.gpus < 2) throw c.bad(k, *col, "empty: one GPU exchanges no gradients");
+        if (per_node && !c.text(k, *per_node).empty())
+            m.gpus_per_node = static_cast<int>(c.integer(k, *per_node, 1, m.gpus, "GPUs per node, 1 to the row's GPUs"));
+        if (overlap && !c.text(k, *overlap).empty()) {
+            if (c.text(k, *overlap) != "none" && c.text(k, *overlap) != "backward") throw c.bad(k, *overlap, "none or backward");
+            m.overlap = c.text(k, *overlap) == "backward";
+        }
         if (!p.text(r, batch).empty()) m.batch = p.integer(r, batch, 1, max_batch, "a batch size of at least 1");
         m.metric = detail::metric_of(p, r, metric, unit);
         const bool kernel = m.metric == published_metric::kernel_ms || m.metric == published_metric::kernel_passes_ms;
@@ -188,9 +212,9 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
                                   "the network it runs over, e.g. pcie3-x16 or ib-fdr)");
             if (!given.empty()) throw c.bad(k, *phase, "empty: only kernel metrics take a phase");
             if (m.layout || m.library || m.update_rule || m.gradients != element_type::fp32 ||
-                m.precision != element_type::fp32)
+                m.precision != element_type::fp32 || !m.overlap)
                 throw parse_error(c.where(c.line(k)) + "row " + m.id + ": an allreduce_ms row takes no layout, library, "
-                                  "optimizer, gradients or precision but fp32 (its buffer is all it moves)");
+                                  "optimizer, gradients, overlap or precision but fp32 (its buffer is all it moves)");
         } else if (m.model.starts_with("allreduce:")) {
             throw c.bad(k, model, "a zoo network or spec, or a PALEO JSON file (allreduce: is for metric allreduce_ms)");
         } else if (kernel) {
@@ -202,10 +226,18 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
             if (!given.empty()) throw c.bad(k, *phase, "empty: only kernel metrics take a phase");
             if (m.batch == 0) throw p.bad(r, batch, "a batch size of at least 1 (a pass or step of a network)");
         }
+        double step_flops = 0;  // tflops_per_gpu: the step's FLOPs by the paper's formula, all GPUs together
+        if (m.metric == published_metric::tflops_per_gpu) {
+            const auto g = zoo::gpt_config_of(m.model);
+            if (!g) throw c.bad(k, model, "a gpt: spec (metric tflops_per_gpu divides the FLOPs of a GPT by Narayanan et al.)");
+            // Every GPU a data-parallel worker of batch_per_gpu sequences.
+            step_flops = g->paper_flops(static_cast<double>(m.gpus) * static_cast<double>(m.batch));
+        }
         const double v = p.positive(r, value, "a positive measurement");
-        m.time = detail::positive_time(m.metric == published_metric::images_per_s
-                                           ? seconds_of(static_cast<double>(m.gpus) * static_cast<double>(m.batch) / v)
-                                           : milliseconds_of(v),
+        const double gpus = static_cast<double>(m.gpus);
+        m.time = detail::positive_time(m.metric == published_metric::images_per_s     ? seconds_of(gpus * static_cast<double>(m.batch) / v)
+                                       : m.metric == published_metric::tflops_per_gpu ? seconds_of(step_flops / (v * 1e12 * gpus))
+                                                                                      : milliseconds_of(v),
                                        p, r, value, "a positive measurement");
         out.push_back(std::move(m));
     }

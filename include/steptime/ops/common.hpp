@@ -22,6 +22,28 @@ struct op_work {
     double bytes_written = 0;  // outputs or gradients
 };
 
+// One kernel of an operation that launches several (a recurrent layer's steps, attention's matmuls and
+// softmax): its work and, for a matmul, its GEMM C[m x n] += A[m x k] B[k x n], `groups` of them in one
+// launch (a batched GEMM); run `runs` times, not launched at 0.
+struct kernel_work {
+    op_work work{};
+    double runs = 0;
+    bool matmul = false;
+    double m = 0, n = 0, k = 0, groups = 1;
+};
+
+// The work of such kernels together.
+template <class Kernels>
+op_work total_work(const Kernels& kernels) {
+    op_work w{};
+    for (const kernel_work& k : kernels) {
+        w.flops += k.runs * k.work.flops;
+        w.bytes_read += k.runs * k.work.bytes_read;
+        w.bytes_written += k.runs * k.work.bytes_written;
+    }
+    return w;
+}
+
 // What an operation's work depends on besides its own parameters.
 struct work_args {
     std::span<const tensor_shape> inputs;

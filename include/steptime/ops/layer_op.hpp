@@ -5,8 +5,10 @@
 #include <variant>
 
 #include "steptime/ops/activation.hpp"
+#include "steptime/ops/attention.hpp"
 #include "steptime/ops/conv.hpp"
 #include "steptime/ops/dense.hpp"
+#include "steptime/ops/embedding.hpp"
 #include "steptime/ops/input.hpp"
 #include "steptime/ops/norm.hpp"
 #include "steptime/ops/pool.hpp"
@@ -28,7 +30,7 @@ concept Operation = requires(const T& op, std::span<const tensor_shape> in, cons
 using layer_op = std::variant<ops::input, ops::conv2d, ops::deconv2d, ops::pool2d, ops::dense, ops::lrn,
                               ops::batch_norm, ops::activation, ops::dropout, ops::softmax,
                               ops::softmax_cross_entropy, ops::concat, ops::elementwise, ops::reshape,
-                              ops::passthrough, ops::recurrent>;
+                              ops::passthrough, ops::recurrent, ops::layer_norm, ops::embedding, ops::attention>;
 
 namespace ops {
 // The variant forwards to the alternative it holds.
@@ -46,6 +48,7 @@ inline std::string_view kind(const layer_op& op) {
 }
 }  // namespace ops
 
-static_assert(Operation<ops::conv2d> && Operation<ops::dense> && Operation<ops::passthrough> && Operation<ops::recurrent>);
+static_assert(Operation<ops::conv2d> && Operation<ops::dense> && Operation<ops::passthrough> && Operation<ops::recurrent> &&
+              Operation<ops::attention> && Operation<ops::embedding> && Operation<ops::layer_norm>);
 
 }  // namespace steptime

@@ -1,4 +1,4 @@
-// steptime/ops/norm.hpp: local response normalization and batch normalization.
+// steptime/ops/norm.hpp: local response normalization, batch normalization and layer normalization.
 #pragma once
 
 #include "steptime/ops/common.hpp"
@@ -47,6 +47,31 @@ struct batch_norm {
             case phase::backward_data: return {5 * x, 2 * e * x, e * x};
             // Scale and shift gradients: reductions of dy and dy * x-hat (3 per element) over x and dy.
             case phase::backward_weights: return {3 * x, 2 * e * x, e * static_cast<double>(a.parameters)};
+        }
+        return {};
+    }
+};
+
+// Layer normalization (Ba, Kiros and Hinton 2016): each position normalized over its features, with a learned
+// scale and shift per feature, as one fused kernel per pass computes it (Apex's FusedLayerNorm, Megatron's):
+// the statistics of a row are kept in registers, so each pass reads its tensors once.
+struct layer_norm {
+    static constexpr std::string_view kind = "layer_norm";
+
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require_inputs(in, 1, layer);
+        return in[0];
+    }
+    std::int64_t parameters(std::span<const tensor_shape> in) const { return 2 * in[0].c(); }
+    op_work work(phase p, const work_args& a) const {
+        const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
+        switch (p) {
+            // Mean and variance in one pass (Welford: 4 per element), then normalize, scale, shift (4).
+            case phase::forward: return {8 * x, e * x, e * x};
+            // dx from x, dy and the row's two sums of dy * gamma and dy * gamma * x-hat (8 per element).
+            case phase::backward_data: return {8 * x, 2 * e * x, e * x};
+            // Scale and shift gradients: dy * x-hat and dy summed over the positions (4 per element).
+            case phase::backward_weights: return {4 * x, 2 * e * x, e * static_cast<double>(a.parameters)};
         }
         return {};
     }

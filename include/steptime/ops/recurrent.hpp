@@ -6,21 +6,16 @@
 #pragma once
 
 #include <array>
+#include <numeric>
 
 #include "steptime/ops/common.hpp"
 
 namespace steptime::ops {
 
-// One kernel of a pass: its work, and a matmul's GEMM C[m x n] += A[m x k] B[k x n]; run `runs` times.
-struct recurrent_kernel {
-    op_work work{};
-    double runs = 0;  // 0: not launched
-    bool matmul = false;
-    double m = 0, n = 0, k = 0;
-};
-
 struct recurrent {
     static constexpr std::string_view kind = "recurrent";
+    // A pass is one cuDNN call, which launches its steps' kernels itself: one dispatch for the host.
+    static constexpr bool one_library_call = true;
     enum class cell_type { rnn, lstm, gru };  // rnn: ReLU or tanh, which cost alike
     cell_type cell = cell_type::lstm;
     std::int64_t hidden = 0;
@@ -48,10 +43,14 @@ struct recurrent {
         return detail::product({g, hidden, checked_add(checked_add(inputs, hidden, "parameter count"), 2, "parameter count")});
     }
 
+    // The elements every matmul dimension is a multiple of: tensor cores take a recurrent layer where the hidden
+    // and input sizes both fill whole 16-byte loads (cuDNN's rule for RNNs).
+    std::int64_t matmul_alignment(const work_args& a) const { return std::gcd(hidden, a.inputs[0].c()); }
+
     // The kernels of phase p. The data-gradient pass runs whether or not the input needs its gradient:
     // cuDNN's backward-data call always writes dx, and it goes back through time, which the weight gradients
     // need.
-    std::array<recurrent_kernel, 3> kernels(phase p, const work_args& a) const {
+    std::array<kernel_work, 3> kernels(phase p, const work_args& a) const {
         const double e = a.element_bytes, b = a.batch, h = static_cast<double>(hidden), gh = gates() * h;
         const double steps = static_cast<double>(a.output.h()), in = static_cast<double>(a.inputs[0].c());
         const double rows = b * steps;
@@ -60,13 +59,13 @@ struct recurrent {
         const double input_share = skip_input ? b * in : b * gh;       // x(t) itself, or its projections
         const double skipped_dx = skip_input ? b * in : 0;  // dx(t): the gates' own gradient
         const auto gemm = [&](double m, double n, double k, double runs) {  // reads A and B once, writes C
-            return recurrent_kernel{{2 * m * n * k, e * (m * k + k * n), e * m * n}, runs, true, m, n, k};
+            return kernel_work{{2 * m * n * k, e * (m * k + k * n), e * m * n}, runs, true, m, n, k};
         };
         switch (p) {
             case phase::forward:
                 return {
                     // X W for every step, [rows x in][in x gh]
-                    skip_input ? recurrent_kernel{} : gemm(rows, gh, in, 1),
+                    skip_input ? kernel_work{} : gemm(rows, gh, in, 1),
                     gemm(b, gh, h, steps),  // h(t-1) U, [b x h][h x gh]
                     // the gates: reads their sums, the input's share and c(t-1) (a GRU's h(t-1)); writes h(t),
                     // c(t) and the activated gates kept for the backward pass
@@ -76,30 +75,22 @@ struct recurrent {
                 return {
                     // the gates' gradients from the output's and the next step's dh(t), dc(t + 1), the kept
                     // activated gates, and c(t - 1) and c(t) (a GRU's h(t - 1))
-                    recurrent_kernel{{4 * b * gh, e * (2 * b * h + 3 * cell_state + previous + b * gh),
+                    kernel_work{{4 * b * gh, e * (2 * b * h + 3 * cell_state + previous + b * gh),
                                       e * (b * gh + cell_state + skipped_dx)},
                                      steps},
                     gemm(b, h, gh, steps),  // dh(t-1) = dG(t) U^T, [b x gh][gh x h]
-                    skip_input ? recurrent_kernel{} : gemm(rows, in, gh, 1)};  // dX = dG W^T
+                    skip_input ? kernel_work{} : gemm(rows, in, gh, 1)};  // dX = dG W^T
             case phase::backward_weights:
                 return {gemm(gh, h, rows, 1),  // dU: dG(t)^T h(t-1) summed over the steps, [gh x rows][rows x h]
-                        skip_input ? recurrent_kernel{} : gemm(gh, in, rows, 1),  // dW
+                        skip_input ? kernel_work{} : gemm(gh, in, rows, 1),  // dW
                         // both biases: dG summed over the rows (a GRU's recurrent candidate bias sums r * dG,
                         // at the same cost)
-                        recurrent_kernel{{rows * gh, e * rows * gh, e * 2 * gh}, 1}};
+                        kernel_work{{rows * gh, e * rows * gh, e * 2 * gh}, 1}};
         }
         return {};
     }
 
-    op_work work(phase p, const work_args& a) const {
-        op_work w{};
-        for (const auto& k : kernels(p, a)) {
-            w.flops += k.runs * k.work.flops;
-            w.bytes_read += k.runs * k.work.bytes_read;
-            w.bytes_written += k.runs * k.work.bytes_written;
-        }
-        return w;
-    }
+    op_work work(phase p, const work_args& a) const { return total_work(kernels(p, a)); }
 };
 
 }  // namespace steptime::ops

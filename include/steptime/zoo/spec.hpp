@@ -13,6 +13,9 @@
 //   lstm:hidden=1024,batch=128,steps=25[,input=1024][,skip_input=0|1]   (also gru: and rnn:, ReLU or tanh)
 //       One recurrent layer as cuDNN runs it (ops::recurrent) over `steps` steps of `input` features (default
 //       hidden); skip_input=1 adds the input to the gates without input weights (CUDNN_SKIP_INPUT, DeepBench's).
+//   gpt[:layers=12][,hidden=768][,heads=12][,seq=1024][,vocab=50257][,recompute=0|1]
+//       A GPT as Megatron-LM trains it (zoo::gpt; the defaults are GPT-2 small's), one sequence per sample;
+//       recompute=1 runs each transformer layer's forward pass again in the backward pass.
 //   <zoo name>[:resolution=224][,classes=1000]
 //       zoo::find(name)->build(options).
 //
@@ -31,6 +34,7 @@
 
 #include "steptime/detail/text.hpp"
 #include "steptime/estimate.hpp"
+#include "steptime/zoo/gpt.hpp"
 #include "steptime/zoo/zoo.hpp"
 
 namespace steptime::zoo {
@@ -188,6 +192,15 @@ Net recurrent_spec(std::string_view spec, std::string_view name, std::string_vie
     return net;
 }
 
+inline gpt_config gpt_spec(std::string_view spec, std::string_view list) {
+    const gpt_config d{};
+    const auto v = spec_values(spec, "gpt", list,
+                               {{"layers", false, d.layers, 1, spec_any}, {"hidden", false, d.hidden, 1, spec_any},
+                                {"heads", false, d.heads, 1, spec_any}, {"seq", false, d.sequence, 1, spec_any},
+                                {"vocab", false, d.vocabulary, 1, spec_any}, {"recompute", false, 0, 0, 1}});
+    return {v[0], v[1], v[2], v[3], v[4], v[5] == 1};
+}
+
 inline bool recurrent_name(std::string_view name) { return name == "lstm" || name == "gru" || name == "rnn"; }
 
 }  // namespace detail
@@ -207,9 +220,11 @@ std::optional<Net> from_spec(std::string_view spec) {
                                                  std::string_view::npos;
     const auto* z = find<Net>(name);
     if (!identifier ||
-        (colon == std::string_view::npos && !z && name != "gemm" && name != "conv2d" && !detail::recurrent_name(name)))
+        (colon == std::string_view::npos && !z && name != "gemm" && name != "conv2d" && name != "gpt" &&
+         !detail::recurrent_name(name)))
         return std::nullopt;
     try {
+        if (name == "gpt") return gpt<Net>(detail::gpt_spec(spec, list));
         if (name == "gemm") return detail::gemm_spec<Net>(spec, list);
         if (name == "conv2d") return detail::conv2d_spec<Net>(spec, list);
         if (detail::recurrent_name(name)) return detail::recurrent_spec<Net>(spec, name, list);
@@ -228,7 +243,14 @@ std::optional<Net> from_spec(std::string_view spec) {
     std::string names;
     for (const auto& e : catalog<Net>()) names += ", " + std::string(e.name);
     throw invalid_argument("model spec '" + std::string(spec) + "': unknown model '" + std::string(name) +
-                           "' (known: gemm, conv2d, lstm, gru, rnn" + names + ")");
+                           "' (known: gemm, conv2d, lstm, gru, rnn, gpt" + names + ")");
+}
+
+// The configuration of a gpt spec ("gpt" or "gpt:..."); std::nullopt for any other model. Throws as from_spec.
+inline std::optional<gpt_config> gpt_config_of(std::string_view spec) {
+    const auto colon = spec.find(':');
+    if (spec.substr(0, colon) != "gpt") return std::nullopt;
+    return detail::gpt_spec(spec, colon == std::string_view::npos ? std::string_view{} : spec.substr(colon + 1));
 }
 
 }  // namespace steptime::zoo

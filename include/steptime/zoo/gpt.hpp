@@ -1,0 +1,85 @@
+// steptime/zoo/gpt.hpp: GPT decoder-only transformers (Radford et al. 2019) as Megatron-LM trains them
+// (Shoeybi et al. 2019; Narayanan et al., SC21): learned position embeddings, pre-norm blocks of fused-QKV
+// attention and a 4h GELU MLP with dropout on both residual branches, a final layer norm and output logits
+// tied to the token embedding.
+#pragma once
+
+#include <string>
+
+#include "steptime/zoo/builder.hpp"
+
+namespace steptime::zoo {
+
+struct gpt_config {
+    std::int64_t layers = 12, hidden = 768, heads = 12, sequence = 1024, vocabulary = 50257;  // GPT-2 small
+    bool recompute = false;  // full activation recompute of every transformer layer (Megatron's uniform method)
+
+    // Parameters by Narayanan et al. (SC21) section 5.1: P = 12 l h^2 (1 + 13 / (12 h) + (V + s) / (12 l h)).
+    // The network has 2h more, the final layer norm's, which the paper's count leaves out.
+    double paper_parameters() const {
+        const double l = static_cast<double>(layers), h = static_cast<double>(hidden);
+        return 12 * l * h * h * (1 + 13 / (12 * h) + static_cast<double>(vocabulary + sequence) / (12 * l * h));
+    }
+    // FLOPs of a step of `batch` sequences with full activation recompute, Narayanan et al. (SC21) eq. (3):
+    // F = 96 B s l h^2 (1 + s / (6h) + V / (16 l h)), the count that Megatron's reported TFLOP/s per GPU divide.
+    double paper_flops(double batch) const {
+        const double l = static_cast<double>(layers), h = static_cast<double>(hidden), s = static_cast<double>(sequence);
+        return 96 * batch * s * l * h * h * (1 + s / (6 * h) + static_cast<double>(vocabulary) / (16 * l * h));
+    }
+    std::string name() const {
+        return "gpt:layers=" + std::to_string(layers) + ",hidden=" + std::to_string(hidden) + ",heads=" +
+               std::to_string(heads) + ",seq=" + std::to_string(sequence) + ",vocab=" + std::to_string(vocabulary) +
+               ",recompute=" + std::to_string(recompute ? 1 : 0);
+    }
+};
+
+// A GPT of one sequence per sample (tokens x 1 x 1 token ids to tokens x 1 x vocabulary logits); batch 1.
+template <class Net = network>
+Net gpt(const gpt_config& g) {
+    using detail::chain;
+    Net net(g.name());
+    const std::int64_t h = g.hidden;
+    const auto linear = [](std::int64_t outputs) {
+        ops::dense d = detail::dense(outputs);
+        d.per_position = true;
+        return d;
+    };
+    const ops::dropout dropout{0.9};  // Megatron's hidden and attention dropout, 0.1
+    ops::attention attention;
+    attention.heads = g.heads;
+    ops::embedding embed;
+    embed.vocabulary = g.vocabulary;
+    embed.features = h;
+    embed.positions = g.sequence;
+
+    net.add("tokens", ops::input{tensor_shape::image(g.sequence, 1, 1)});
+    std::string x = chain<Net>(net, "tokens").then("embed", embed).then("embed/dropout", dropout).last();
+    for (std::int64_t i = 1; i <= g.layers; ++i) {
+        const std::string p = "layer" + std::to_string(i);
+        const std::size_t first = net.size();
+        chain<Net> attend(net, x);
+        attend.then(p + "/ln1", ops::layer_norm{})
+            .then(p + "/qkv", linear(3 * h))
+            .then(p + "/attention", attention)
+            .then(p + "/proj", linear(h))
+            .then(p + "/dropout1", dropout);
+        const std::string mid = detail::join(net, p + "/add1", detail::elementwise(ops::elementwise::operation::add),
+                                             {attend.last(), x});
+        chain<Net> mlp(net, mid);
+        mlp.then(p + "/ln2", ops::layer_norm{})
+            .then(p + "/fc1", linear(4 * h))
+            .then(p + "/gelu", detail::act(ops::activation::function::gelu))
+            .then(p + "/fc2", linear(h))
+            .then(p + "/dropout2", dropout);
+        x = detail::join(net, p + "/add2", detail::elementwise(ops::elementwise::operation::add), {mlp.last(), mid});
+        if (g.recompute)
+            for (std::size_t v = first; v < net.size(); ++v) net.recompute(v);
+    }
+    ops::dense logits = linear(g.vocabulary);
+    logits.bias = false;
+    logits.tied = true;  // the token embedding's table
+    chain<Net>(net, x).then("ln_f", ops::layer_norm{}).then("logits", logits).then("loss", ops::softmax_cross_entropy{});
+    return net;
+}
+
+}  // namespace steptime::zoo
