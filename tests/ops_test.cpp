@@ -465,10 +465,10 @@ TEST_CASE("embedding: token and position tables, a gather forward and no data gr
     CHECK(f.bytes_written == 4 * 160);
     CHECK(work(e, phase::backward_data, a, 2).bytes_read == 0);
     CHECK(work(e, phase::backward_weights, a, 2).bytes_written == 4 * 928);
-    CHECK(message_of([&] { (void)e.infer(shapes{img(10, 1, 3)}, "embed"); }) ==
+    CHECK(message_of<invalid_model>([&] { (void)e.infer(shapes{img(10, 1, 3)}, "embed"); }) ==
           "layer 'embed': expects a sequence of token ids, tokens x 1 x 1, got 10x1x3");
     e.positions = 8;
-    CHECK(message_of([&] { (void)e.infer(shapes{img(10, 1, 1)}, "embed"); }) ==
+    CHECK(message_of<invalid_model>([&] { (void)e.infer(shapes{img(10, 1, 1)}, "embed"); }) ==
           "layer 'embed': 10 tokens, but position embeddings for 8");
 }
 
@@ -490,7 +490,7 @@ TEST_CASE("attention: two batched GEMMs per head, the softmax and dropout over e
     CHECK((k[0].matmul && k[0].groups == 4 && k[0].m == 4 && k[0].n == 4 && k[0].k == 3));  // Q K^T: [4 x 3][3 x 4]
     at.dropout = false;
     CHECK(work(at, phase::forward, a, 2, 2).flops == 384 + 7 * 64 + 384);
-    CHECK(message_of([&] { (void)at.infer(shapes{img(4, 1, 20)}, "attn"); }) ==
+    CHECK(message_of<invalid_model>([&] { (void)at.infer(shapes{img(4, 1, 20)}, "attn"); }) ==
           "layer 'attn': 20 input features do not split into queries, keys and values of 2 heads (expected a multiple "
           "of 3 x heads)");
 }

@@ -222,7 +222,7 @@ TEST_CASE("specs: every error names the spec, the key and what was expected") {
     CHECK(contains(error_of(g + ","), "a trailing ','"));
     CHECK(contains(error_of("gemm:=1,n=2,k=3"), "'=1' has no key"));
     // Unknown ops, with the known ones.
-    CHECK(contains(error_of("matmul:m=1"), "model spec 'matmul:m=1': unknown model 'matmul' (known: gemm, conv2d, lstm, gru, rnn, alexnet,"));
+    CHECK(contains(error_of("matmul:m=1"), "model spec 'matmul:m=1': unknown model 'matmul' (known: gemm, conv2d, lstm, gru, rnn, gpt, alexnet,"));
     // Shapes that do not work out, sizes that overflow: invalid_argument naming the spec and the layer.
     e = error_of("conv2d:n=1,h=2,w=2,c=1,k=1,r=3,s=3");
     CHECK(contains(e, "model spec 'conv2d:n=1,h=2,w=2,c=1,k=1,r=3,s=3': layer 'conv': window of 3 does not fit an input of 2"));

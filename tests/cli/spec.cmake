@@ -35,7 +35,7 @@ cli_fails(spec_unknown_key "${e}model spec 'conv2d:n=1,h=8,w=8,c=1,k=1,r=1,s=1,d
           predict -m conv2d:n=1,h=8,w=8,c=1,k=1,r=1,s=1,dilation=2 -d k40)
 cli_fails(spec_bad_value "${e}model spec 'gemm:m=0,n=1,k=1': key 'm' is 0, expected a positive integer\n$"
           predict -m gemm:m=0,n=1,k=1 -d k40)
-cli_fails(spec_unknown_op "${e}model spec 'matmul:m=1': unknown model 'matmul' \\(known: gemm, conv2d, lstm, gru, rnn, alexnet, "
+cli_fails(spec_unknown_op "${e}model spec 'matmul:m=1': unknown model 'matmul' \\(known: gemm, conv2d, lstm, gru, rnn, gpt, alexnet, "
           predict -m matmul:m=1 -d k40)
 cli_fails(spec_window "${e}model spec 'conv2d:n=1,h=2,w=2,c=1,k=1,r=3,s=3': layer 'conv': window of 3 does not fit an input of 2"
           predict -m conv2d:n=1,h=2,w=2,c=1,k=1,r=3,s=3 -d k40)

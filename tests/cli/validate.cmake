@@ -56,7 +56,7 @@ validate_fails(bad_library "id,model,device,library\nDB-017,alexnet,v100-sxm2-16
 validate_fails(all_reduce_no_link "id,model,device\nDB-051,allreduce:bytes=67108864,titan-x-maxwell\n"
                "all_reduce_no_link-cases.csv:2: row DB-051: an allreduce_ms row needs a link")
 validate_fails(all_reduce_fp16 "id,model,device,precision,link\nDB-051,allreduce:bytes=67108864,titan-x-maxwell,fp16,pcie3-x16\n"
-               "all_reduce_fp16-cases.csv:2: row DB-051: an allreduce_ms row takes no layout, library, optimizer, gradients or precision but fp32")
+               "all_reduce_fp16-cases.csv:2: row DB-051: an allreduce_ms row takes no layout, library, optimizer, gradients, overlap or precision but fp32")
 validate_fails(all_reduce_of_pass "id,model,device\nCNN-001,allreduce:bytes=4096,titan-x-maxwell\n"
                "all_reduce_of_pass-cases.csv:2: column 'model': 'allreduce:bytes=4096', expected a zoo network")
 set(all_reduce_one_gpu ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-one-gpu.csv)
