@@ -386,3 +386,16 @@ TEST_CASE("gpt spec: GPT-2 small by default, named keys, errors naming the spec"
               "model spec 'gpt:heads=5': layer 'layer1/attention': 2304 input features do not split into queries, keys "
               "and values of 5 heads") == 0);
 }
+
+TEST_CASE("gpt: the models without transformer layers refuse them by name, not at zero cost") {
+    const network net = zoo::gpt({2, 64, 4, 32, 100, false});
+    const cost_context ctx{devices::get("a100-sxm4-80gb"), 4};
+    const auto refusal = [&](const auto& model, std::string_view layer) {
+        return test_support::message_of<unsupported_operation>([&] { (void)model.layer(net, *net.find(layer), pass::forward, ctx); });
+    };
+    CHECK(refusal(cost::paleo_compat{}, "embed") == "layer 'embed': paleo-compat has no embedding layers (PALEO has none)");
+    CHECK(refusal(cost::paleo_compat{}, "layer1/attention") ==
+          "layer 'layer1/attention': paleo-compat has no attention layers (PALEO has none)");
+    CHECK(refusal(cost::paleo_compat{}, "layer1/qkv") ==
+          "layer 'layer1/qkv': paleo-compat's inner products flatten their input and own their weights");
+}

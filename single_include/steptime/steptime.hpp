@@ -1301,16 +1301,18 @@ struct dense {
     }
     // Features each position's matmul reduces over: the channels, or the whole input when it flattens.
     std::int64_t reduced(const tensor_shape& in) const { return per_position ? in.c() : in.elements(); }
-    std::int64_t weights(const tensor_shape& in) const { return detail::product({reduced(in), outputs}); }
+    // The weight count is checked against overflow even where the weights are tied: work() multiplies it unchecked.
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return steptime::detail::checked_add(tied ? 0 : weights(in[0]), bias ? outputs : 0, "parameter count");
+        const std::int64_t weights = detail::product({reduced(in[0]), outputs});
+        return steptime::detail::checked_add(tied ? 0 : weights, bias ? outputs : 0, "parameter count");
     }
     // X[n,D] * W[D,M]: forward X*W, data gradient dY*W^T, weight gradient X^T*dY, each 2nDM (n the rows: the
     // batch, times the positions where it applies per position; nD is the input's elements either way).
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, n = a.batch;
         const double x = detail::elems(a.inputs[0]) * n, y = detail::elems(a.output) * n;
-        const double w = static_cast<double>(weights(a.inputs[0])) + (bias ? static_cast<double>(outputs) : 0);
+        const double w = static_cast<double>(reduced(a.inputs[0])) * static_cast<double>(outputs) +
+                         (bias ? static_cast<double>(outputs) : 0);
         const double gemm = 2.0 * detail::elems(a.inputs[0]) * static_cast<double>(outputs) * n;
         const double b = bias ? y : 0;
         switch (p) {
@@ -1419,15 +1421,20 @@ struct lrn {
     }
 };
 
-// Batch normalization in training mode, with a learned scale and shift per channel.
-struct batch_norm {
-    static constexpr std::string_view kind = "batch_norm";
-
+// What batch and layer normalization share: the shape passes through, and a learned scale and shift per
+// channel (per feature of a sequence).
+struct scale_and_shift {
     tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
         detail::require_inputs(in, 1, layer);
         return in[0];
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const { return 2 * in[0].c(); }
+};
+
+// Batch normalization in training mode.
+struct batch_norm : scale_and_shift {
+    static constexpr std::string_view kind = "batch_norm";
+
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
         switch (p) {
@@ -1442,17 +1449,12 @@ struct batch_norm {
     }
 };
 
-// Layer normalization (Ba, Kiros and Hinton 2016): each position normalized over its features, with a learned
-// scale and shift per feature, as one fused kernel per pass computes it (Apex's FusedLayerNorm, Megatron's):
-// the statistics of a row are kept in registers, so each pass reads its tensors once.
-struct layer_norm {
+// Layer normalization (Ba, Kiros and Hinton 2016): each position normalized over its features, as one fused
+// kernel per pass computes it (Apex's FusedLayerNorm, Megatron's): the statistics of a row are kept in
+// registers, so each pass reads its tensors once.
+struct layer_norm : scale_and_shift {
     static constexpr std::string_view kind = "layer_norm";
 
-    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
-        detail::require_inputs(in, 1, layer);
-        return in[0];
-    }
-    std::int64_t parameters(std::span<const tensor_shape> in) const { return 2 * in[0].c(); }
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
         switch (p) {
@@ -2714,7 +2716,7 @@ struct kernel {
                                   [&](const op_work& w, pass q) {
                                       return std::visit(
                                           [&](const auto& o) {
-                                              if constexpr (requires { o.kernels(phase::forward, detail::args_of(net, v, c)); })
+                                              if constexpr (requires(const work_args& a) { o.kernels(phase::forward, a); })
                                                   return kernels_pass(o, q, detail::args_of(net, v, c), c);
                                               else
                                                   return run(w, traits_of(net[v].op, q, net[v], c.batch), c);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "steptime/cost/work.hpp"
 
@@ -105,7 +104,7 @@ struct kernel {
                                   [&](const op_work& w, pass q) {
                                       return std::visit(
                                           [&](const auto& o) {
-                                              if constexpr (requires { o.kernels(phase::forward, detail::args_of(net, v, c)); })
+                                              if constexpr (requires(const work_args& a) { o.kernels(phase::forward, a); })
                                                   return kernels_pass(o, q, detail::args_of(net, v, c), c);
                                               else
                                                   return run(w, traits_of(net[v].op, q, net[v], c.batch), c);

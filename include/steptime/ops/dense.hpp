@@ -25,16 +25,18 @@ struct dense {
     }
     // Features each position's matmul reduces over: the channels, or the whole input when it flattens.
     std::int64_t reduced(const tensor_shape& in) const { return per_position ? in.c() : in.elements(); }
-    std::int64_t weights(const tensor_shape& in) const { return detail::product({reduced(in), outputs}); }
+    // The weight count is checked against overflow even where the weights are tied: work() multiplies it unchecked.
     std::int64_t parameters(std::span<const tensor_shape> in) const {
-        return steptime::detail::checked_add(tied ? 0 : weights(in[0]), bias ? outputs : 0, "parameter count");
+        const std::int64_t weights = detail::product({reduced(in[0]), outputs});
+        return steptime::detail::checked_add(tied ? 0 : weights, bias ? outputs : 0, "parameter count");
     }
     // X[n,D] * W[D,M]: forward X*W, data gradient dY*W^T, weight gradient X^T*dY, each 2nDM (n the rows: the
     // batch, times the positions where it applies per position; nD is the input's elements either way).
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, n = a.batch;
         const double x = detail::elems(a.inputs[0]) * n, y = detail::elems(a.output) * n;
-        const double w = static_cast<double>(weights(a.inputs[0])) + (bias ? static_cast<double>(outputs) : 0);
+        const double w = static_cast<double>(reduced(a.inputs[0])) * static_cast<double>(outputs) +
+                         (bias ? static_cast<double>(outputs) : 0);
         const double gemm = 2.0 * detail::elems(a.inputs[0]) * static_cast<double>(outputs) * n;
         const double b = bias ? y : 0;
         switch (p) {

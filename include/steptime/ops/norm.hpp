@@ -29,15 +29,20 @@ struct lrn {
     }
 };
 
-// Batch normalization in training mode, with a learned scale and shift per channel.
-struct batch_norm {
-    static constexpr std::string_view kind = "batch_norm";
-
+// What batch and layer normalization share: the shape passes through, and a learned scale and shift per
+// channel (per feature of a sequence).
+struct scale_and_shift {
     tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
         detail::require_inputs(in, 1, layer);
         return in[0];
     }
     std::int64_t parameters(std::span<const tensor_shape> in) const { return 2 * in[0].c(); }
+};
+
+// Batch normalization in training mode.
+struct batch_norm : scale_and_shift {
+    static constexpr std::string_view kind = "batch_norm";
+
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
         switch (p) {
@@ -52,17 +57,12 @@ struct batch_norm {
     }
 };
 
-// Layer normalization (Ba, Kiros and Hinton 2016): each position normalized over its features, with a learned
-// scale and shift per feature, as one fused kernel per pass computes it (Apex's FusedLayerNorm, Megatron's):
-// the statistics of a row are kept in registers, so each pass reads its tensors once.
-struct layer_norm {
+// Layer normalization (Ba, Kiros and Hinton 2016): each position normalized over its features, as one fused
+// kernel per pass computes it (Apex's FusedLayerNorm, Megatron's): the statistics of a row are kept in
+// registers, so each pass reads its tensors once.
+struct layer_norm : scale_and_shift {
     static constexpr std::string_view kind = "layer_norm";
 
-    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
-        detail::require_inputs(in, 1, layer);
-        return in[0];
-    }
-    std::int64_t parameters(std::span<const tensor_shape> in) const { return 2 * in[0].c(); }
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
         switch (p) {
