@@ -67,6 +67,10 @@ TEST_CASE("time, GPU-hours and cost on hand-derived numbers") {
     CHECK(time_to_train(imagenet_90, v).value() == doctest::Approx(14'085));
     CHECK(gpu_hours(imagenet_90, v) == doctest::Approx(31.3));
     CHECK(training_cost_usd(imagenet_90, v) == doctest::Approx(95.778));
+    // The same 8 workers, each a tensor-parallel pair: 16 GPUs busy for the same 3.9125 h, 62.6 GPU-hours.
+    auto pairs = v;
+    pairs.tensor_parallel = 2;
+    CHECK(gpu_hours(imagenet_90, pairs) == doctest::Approx(62.6));
 }
 
 TEST_CASE("time to train a real estimate: AlexNet data-parallel on PALEO's K80s") {

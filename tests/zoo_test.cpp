@@ -334,19 +334,27 @@ TEST_CASE("gpt: GPT-2's published parameter counts, Megatron's formulas") {
     CHECK(g.paper_flops(512) == doctest::Approx(1.5466830067924994e16).epsilon(1e-12));
 }
 
-TEST_CASE("gpt: the forward matmuls are the paper's count, 24 s h^2 + 4 s^2 h per layer and 2 s h V for the logits") {
-    const zoo::gpt_config g{3, 64, 4, 32, 100, false};
-    const network net = zoo::gpt(g);
-    double matmul_flops = 0;  // one sequence
+namespace {
+// FLOPs of a network's forward matmuls for one sequence: its dense layers' and attention's GEMMs.
+double forward_matmul_flops(const network& net) {
+    double flops = 0;
     for (auto v : net.vertices()) {
         const auto& l = net[v];
         const work_args a{l.inputs, l.output, 1, 2, l.parameters};
         if (const auto* d = std::get_if<ops::dense>(&l.op))
-            matmul_flops += 2.0 * static_cast<double>(l.inputs[0].elements()) * static_cast<double>(d->outputs);
+            flops += 2.0 * static_cast<double>(l.inputs[0].elements()) * static_cast<double>(d->outputs);
         if (const auto* at = std::get_if<ops::attention>(&l.op))
             for (const auto& k : at->kernels(phase::forward, a))
-                if (k.matmul) matmul_flops += k.runs * k.work.flops;
+                if (k.matmul) flops += k.runs * k.work.flops;
     }
+    return flops;
+}
+}  // namespace
+
+TEST_CASE("gpt: the forward matmuls are the paper's count, 24 s h^2 + 4 s^2 h per layer and 2 s h V for the logits") {
+    const zoo::gpt_config g{3, 64, 4, 32, 100, false};
+    const network net = zoo::gpt(g);
+    const double matmul_flops = forward_matmul_flops(net);
     const double s = 32, h = 64, V = 100, layers = 3;
     CHECK(matmul_flops == doctest::Approx(layers * (24 * s * h * h + 4 * s * s * h) + 2 * s * h * V).epsilon(1e-12));
     // Eq. (3) is four such forward passes of the layers (forward, recompute, two gradients) and three of the logits.
@@ -378,9 +386,93 @@ TEST_CASE("gpt: recompute runs each transformer layer's forward pass again in th
     CHECK(cost::kernel{}.layer(plain, *plain.find("layer1/attention"), pass::forward, ctx).kernels == 5);
 }
 
+TEST_CASE("gpt: tensor parallelism splits each layer as Megatron-LM does; the parts add up to the whole") {
+    const zoo::gpt_config g{2, 64, 4, 32, 128, false};
+    const network whole = zoo::gpt(g);
+    const double l = 2, h = 64, s = 32;
+    for (const int t : {2, 4}) {
+        INFO("t = " << t);
+        zoo::gpt_config split = g;
+        split.tensor_parallel = t;
+        const network part = zoo::gpt(split);
+        CHECK(part.tensor_parallel == t);
+        CHECK(part.name() == g.name() + ",tp=" + std::to_string(t));
+        // Columns: QKV 3h / t, heads / t, fc1 4h / t, the vocabulary / t; rows: proj and fc2 back to h.
+        CHECK(part.at("layer1/qkv").output.str() == "32x1x" + std::to_string(3 * 64 / t));
+        CHECK(std::get<ops::attention>(part.at("layer1/attention").op).heads == 4 / t);
+        CHECK(part.at("layer1/fc1").output.str() == "32x1x" + std::to_string(4 * 64 / t));
+        CHECK(part.at("layer1/fc2").output.str() == "32x1x64");
+        CHECK(part.at("logits").output.str() == "32x1x" + std::to_string(128 / t));
+        // Every GPU holds the layer norms (2h each, two a layer and the final one), the row-split layers' biases
+        // (h each, two a layer) and the position table (s h); the t parts of everything else make the whole.
+        const double repeated = l * (2 * 2 * h + 2 * h) + 2 * h + s * h;
+        CHECK(t * static_cast<double>(part.parameter_count()) - (t - 1) * repeated ==
+              static_cast<double>(whole.parameter_count()));
+        // Each GPU does 1/t of every matmul.
+        CHECK(forward_matmul_flops(part) == doctest::Approx(forward_matmul_flops(whole) / t).epsilon(1e-12));
+    }
+    // Where the parts all-reduce: the outputs of the embedding and the row-split layers going forward, the inputs'
+    // gradients of the column-split layers going backward; nothing without tensor parallelism.
+    zoo::gpt_config pair = g;
+    pair.tensor_parallel = 2;
+    const network part = zoo::gpt(pair);
+    for (auto v : part.vertices()) {
+        const auto& n = part[v].name;
+        INFO(n);
+        const bool row = n == "embed" || n.ends_with("/proj") || n.ends_with("/fc2");
+        const bool column = n == "logits" || n.ends_with("/qkv") || n.ends_with("/fc1");
+        CHECK(part[v].all_reduce == (row      ? group_all_reduce::output
+                                     : column ? group_all_reduce::input_gradient
+                                              : group_all_reduce::none));
+        CHECK(whole[v].all_reduce == group_all_reduce::none);
+    }
+    // Sizes that do not split are refused by name.
+    pair.vocabulary = 127;
+    CHECK(test_support::message_of<invalid_model>([&] { (void)zoo::gpt(pair); }).find("gpt: vocab 127 does not split over 2 GPUs") == 0);
+}
+
+TEST_CASE("gpt: a tensor-parallel step pays its ring all-reduces over the node's link, again where recomputed") {
+    zoo::gpt_config g{2, 64, 4, 32, 128, false};
+    g.tensor_parallel = 2;
+    const network part = zoo::gpt(g);
+    g.recompute = true;
+    const network recomputed = zoo::gpt(g);
+    const device& dev = devices::get("a100-sxm4-80gb");
+    const estimate_options opt{.batch = 4, .precision = element_type::fp16};
+    const auto e = estimate(part, dev, cost::paleo{}, opt);
+    // Every all-reduce moves b s h FP16 activations, 4 x 32 x 64 x 2 = 16,384 B; a ring of 2 over the A100's
+    // 300 GB/s NVLink (2 us a step) takes 2 (t - 1) steps of S / t: 2 x (2 us + 8,192 B / 300 GB/s).
+    const double ring = 2 * (2e-6 + 8192 / 300e9);
+    seconds forward{}, backward{};
+    for (const auto& l : e.layers) {
+        forward += l.forward.remote;
+        backward += l.backward.remote;
+    }
+    // Two a layer each way, plus the embedding's going forward and the logits' input gradient going backward.
+    CHECK(to_double(forward) == doctest::Approx(5 * ring).epsilon(1e-12));
+    CHECK(to_double(backward) == doctest::Approx(5 * ring).epsilon(1e-12));
+    CHECK(to_double(e.group_communication) == doctest::Approx(10 * ring).epsilon(1e-12));
+    CHECK(e.tensor_parallel == 2);
+    // Recompute runs the layers' forward all-reduces again: 2 more per layer.
+    CHECK(to_double(estimate(recomputed, dev, cost::paleo{}, opt).group_communication) ==
+          doctest::Approx(14 * ring).epsilon(1e-12));
+    // A given link replaces the device's: PCIe 3.0 x16 (15.75 GB/s, 1 us).
+    estimate_options pcie = opt;
+    pcie.tensor_link = links::get("pcie3-x16");
+    CHECK(to_double(estimate(part, dev, cost::paleo{}, pcie).group_communication) ==
+          doctest::Approx(10 * 2 * (1e-6 + 8192 / 15.75e9)).epsilon(1e-12));
+    // A device that does not say how its GPUs connect needs a link.
+    device alone = dev;
+    alone.intra_node_link.reset();
+    CHECK(test_support::message_of<invalid_argument>([&] { (void)estimate(part, alone, cost::paleo{}, opt); })
+              .find("no intra_node_link") != std::string::npos);
+}
+
 TEST_CASE("gpt spec: GPT-2 small by default, named keys, errors naming the spec") {
     CHECK(zoo::from_spec("gpt")->name() == "gpt:layers=12,hidden=768,heads=12,seq=1024,vocab=50257,recompute=0");
     CHECK(zoo::gpt_config_of("gpt:layers=2,recompute=1")->recompute);
+    CHECK(zoo::gpt_config_of("gpt:tp=4,vocab=50304")->tensor_parallel == 4);
+    CHECK(zoo::from_spec("gpt:tp=4,vocab=50304")->tensor_parallel == 4);
     CHECK(!zoo::gpt_config_of("resnet50"));
     CHECK(test_support::message_of<invalid_argument>([] { (void)zoo::from_spec("gpt:heads=5"); }).find(
               "model spec 'gpt:heads=5': layer 'layer1/attention': 2304 input features do not split into queries, keys "

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "steptime/comm/collectives.hpp"
 #include "steptime/cost/layer_time.hpp"
 #include "steptime/graph/bounds.hpp"
 #include "steptime/graph/network.hpp"
@@ -20,6 +22,9 @@ struct estimate_options {
     // master weights, as PyTorch's DDP and TensorFlow all-reduce them; fp16 where the framework reduces half
     // gradients (MXNet's multi-precision SGD, Apex's O2, DDP's fp16 compression hook).
     element_type gradients = element_type::fp32;
+    // What a tensor-parallel network's GPUs all-reduce their partial activations over; default: the device's
+    // intra_node_link, 2 us a step (NCCL over NVLink, as comm/link.hpp's nvlink presets).
+    std::optional<network_link> tensor_link{};
 };
 
 // Batches above this are refused: a guard against absurd requests, far beyond any real step.
@@ -48,12 +53,14 @@ struct step_estimate {
     std::int64_t batch = 0;             // samples per step, all workers together
     std::int64_t batch_per_worker = 0;
     int workers = 1;
+    int tensor_parallel = 1;  // GPUs per worker, each layer split across them; parameters and activations are one GPU's
     element_type precision = element_type::fp32;
     seconds forward{};        // sum over layers, or the host's time to issue their kernels if longer
     seconds backward{};       // likewise, both gradients, and the forward passes of recomputed layers
     seconds update{};         // weight update
     seconds communication{};  // gradient exchange between workers (zero on one device)
     seconds exposed_communication{};  // the part of it not hidden behind the backward pass
+    seconds group_communication{};    // a tensor-parallel group's all-reduces, inside forward and backward
     seconds total{};          // forward + backward + update + exposed communication
 
     double throughput() const { return static_cast<double>(batch) / total.value(); }  // samples per second
@@ -86,6 +93,36 @@ std::int64_t checked_batch(const Net& net, const device& dev, const Model& model
     model.validate();
     return batch;
 }
+
+// A tensor-parallel layer's ring all-reduce among its group of `gpus`: its output going forward, the gradient of
+// its inputs going backward, in the activations' precision.
+template <class Op>
+seconds group_exchange(const layer<Op>& l, std::int64_t batch, element_type precision, int gpus, const network_link& link) {
+    double elements = static_cast<double>(l.output.elements());
+    if (l.all_reduce == group_all_reduce::input_gradient) {
+        elements = 0;
+        for (const auto& in : l.inputs) elements += static_cast<double>(in.elements());
+    }
+    return comm::ring_all_reduce(bytes_of(elements * static_cast<double>(batch) * element_bytes(precision)), gpus, link);
+}
+
+// The link of a tensor-parallel network's group, checked; nullopt for a network on one GPU.
+template <class Net>
+std::optional<network_link> tensor_group_link(const Net& net, const device& dev, const estimate_options& opt) {
+    if (net.tensor_parallel < 1)
+        throw invalid_model("network '" + net.name() + "': tensor_parallel is " + std::to_string(net.tensor_parallel) +
+                            ", expected 1 or more GPUs");
+    if (net.tensor_parallel == 1) return std::nullopt;
+    if (opt.tensor_link) {
+        validate(*opt.tensor_link);
+        return opt.tensor_link;
+    }
+    if (!dev.intra_node_link)
+        throw invalid_argument("network '" + net.name() + "' is split over " + std::to_string(net.tensor_parallel) +
+                               " GPUs (tensor parallelism), but device '" + dev.name +
+                               "' has no intra_node_link to all-reduce over and no tensor link was given");
+    return network_link{"intra-node", *dev.intra_node_link, microseconds_of(2.0), "the device's intra_node_link"};
+}
 }  // namespace detail
 
 template <class Net, class Model>
@@ -93,6 +130,7 @@ template <class Net, class Model>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const estimate_options& opt = {}) {
     const std::int64_t batch = detail::checked_batch(net, dev, model, opt);
     const cost_context ctx{dev, batch, opt.precision};
+    const std::optional<network_link> group = detail::tensor_group_link(net, dev, opt);
 
     step_estimate r;
     r.model = net.name();
@@ -100,6 +138,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.cost_model = Model::name;
     r.batch = batch;
     r.batch_per_worker = batch;
+    r.tensor_parallel = net.tensor_parallel;
     r.precision = opt.precision;
     r.layers.reserve(net.size());
     std::vector<seconds> fwd(net.size()), bwd(net.size());
@@ -108,6 +147,14 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         const auto& l = net[v];
         auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
                                                        model.layer(net, v, pass::backward, ctx)});
+        if (group && l.all_reduce != group_all_reduce::none) {
+            const bool out = l.all_reduce == group_all_reduce::output;
+            const seconds x = detail::group_exchange(l, batch, opt.precision, net.tensor_parallel, *group);
+            layer_time& t = out ? e.forward : e.backward;
+            t.remote += x;
+            t.kernels += 1;  // NCCL's
+            r.group_communication += out && l.recomputed ? 2.0 * x : x;  // a recomputed forward all-reduces again
+        }
         if (l.recomputed) e.backward += e.forward;  // its forward pass again, before its gradients
         fwd[v] = e.forward.total();
         bwd[v] = e.backward.total();

@@ -47,9 +47,9 @@ inline seconds time_to_train(const training_run& run, const step_estimate& step)
     return static_cast<double>(training_steps(run, step.batch)) * step.total;
 }
 
-// GPU-hours: every worker is busy for the whole run.
+// GPU-hours: every GPU of every worker is busy for the whole run.
 inline double gpu_hours(const training_run& run, const step_estimate& step) {
-    return time_to_train(run, step).value() / 3600.0 * step.workers;
+    return time_to_train(run, step).value() / 3600.0 * step.workers * step.tensor_parallel;
 }
 
 // One device's price: US dollars per GPU-hour, and where the figure comes from.

@@ -929,6 +929,7 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
     j["batch"] = e.batch;
     j["workers"] = e.workers;
     j["batch_per_worker"] = e.batch_per_worker;
+    j["tensor_parallel"] = e.tensor_parallel;
     j["precision"] = to_string(e.precision);
     j["cost_model"] = e.cost_model;
     j["forward_s"] = e.forward.value();
@@ -936,6 +937,7 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
     j["update_s"] = e.update.value();
     j["communication_s"] = e.communication.value();
     j["exposed_communication_s"] = e.exposed_communication.value();
+    j["group_communication_s"] = e.group_communication.value();
     j["step_s"] = e.total.value();
     j["throughput_samples_per_s"] = e.throughput();
     j["forward_bounds_s"] = {e.forward_bounds.lower.value(), e.forward_bounds.upper.value()};
@@ -1048,7 +1050,8 @@ inline calibration_profile load_calibration(const std::filesystem::path& path) {
 //   (older cases files name the model column network)
 //   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it);
 //              for metric allreduce_ms, allreduce:bytes=N, the size of the buffer all-reduced; for metric
-//              tflops_per_gpu, a gpt: spec (its FLOPs by Narayanan et al.'s formula turn the rate into a step time)
+//              tflops_per_gpu, a gpt: spec (its FLOPs by Narayanan et al.'s formula turn the rate into a step time);
+//              a gpt: spec's tp=t makes the row's GPUs data-parallel groups of t (gpus and gpus_per_node multiples of t)
 //   device     a catalog name or a device JSON file
 //   precision  fp32 (default), tf32, fp16, bf16, amp or amp-bf16
 //   layout     the activations' layout, nchw or nhwc (default: the cost model's own)
@@ -1233,6 +1236,7 @@ struct published_case {
     pass_selection passes{};  // what a kernel metric times: the cases' phase, else the metric's own
     std::string link{};
     int gpus_per_node = 0;  // 0: one ring over link
+    int tensor_parallel = 1;  // GPUs per data-parallel worker: a gpt: spec's tp
     bool overlap = true;    // the gradient exchange overlaps the backward pass
     bytes all_reduce_size{};  // the buffer of an all_reduce_ms row
     std::optional<activation_layout> layout{};
@@ -1369,6 +1373,12 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
             if (c.text(k, *overlap) != "none" && c.text(k, *overlap) != "backward") throw c.bad(k, *overlap, "none or backward");
             m.overlap = c.text(k, *overlap) == "backward";
         }
+        if (const auto g = zoo::gpt_config_of(m.model)) {  // tensor parallelism: each worker a group of tp GPUs
+            const int t = m.tensor_parallel = g->tensor_parallel;
+            if (m.gpus % t != 0) throw p.bad(r, gpus, "a multiple of the model's tp=" + std::to_string(t) + " (GPUs per worker)");
+            if (m.gpus_per_node % t != 0)
+                throw c.bad(k, *per_node, "a multiple of the model's tp=" + std::to_string(t) + " (a worker's GPUs share a node)");
+        }
         if (!p.text(r, batch).empty()) m.batch = p.integer(r, batch, 1, max_batch, "a batch size of at least 1");
         m.metric = detail::metric_of(p, r, metric, unit);
         const bool kernel = m.metric == published_metric::kernel_ms || m.metric == published_metric::kernel_passes_ms;
@@ -1399,8 +1409,8 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
         if (m.metric == published_metric::tflops_per_gpu) {
             const auto g = zoo::gpt_config_of(m.model);
             if (!g) throw c.bad(k, model, "a gpt: spec (metric tflops_per_gpu divides the FLOPs of a GPT by Narayanan et al.)");
-            // Every GPU a data-parallel worker of batch_per_gpu sequences.
-            step_flops = g->paper_flops(static_cast<double>(m.gpus) * static_cast<double>(m.batch));
+            // Every group of tp GPUs a data-parallel worker of batch_per_gpu sequences (Megatron's micro-batch).
+            step_flops = g->paper_flops(static_cast<double>(m.gpus / m.tensor_parallel) * static_cast<double>(m.batch));
         }
         const double v = p.positive(r, value, "a positive measurement");
         const double gpus = static_cast<double>(m.gpus);

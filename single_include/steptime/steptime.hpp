@@ -1848,6 +1848,11 @@ static_assert(Operation<ops::conv2d> && Operation<ops::dense> && Operation<ops::
 
 namespace steptime {
 
+// Where a layer split across a tensor-parallel group all-reduces (Megatron-LM's conjugate operators, Shoeybi et
+// al. 2019): `output` sums its partial outputs going forward (after a row-split layer: g); `input_gradient` sums
+// the gradient of its replicated input going backward (before a column-split layer: f).
+enum class group_all_reduce : std::uint8_t { none, output, input_gradient };
+
 // One node: its operation and what insertion inferred about it.
 template <class Op>
 struct layer {
@@ -1860,6 +1865,7 @@ struct layer {
     // Activation recompute (checkpointing; Chen et al. 2016): the output is not kept, and the backward pass runs
     // the forward pass again before its own (Megatron-LM's --checkpoint-activations of transformer layers).
     bool recomputed = false;
+    group_all_reduce all_reduce = group_all_reduce::none;  // tensor parallelism: see the enum
 };
 
 template <class Op>
@@ -1915,6 +1921,8 @@ public:
 
     // Marks a layer's forward pass to run again in the backward pass (activation recompute).
     void recompute(vertex v) { g_[v].recomputed = true; }
+    // Marks where a layer of a tensor-parallel network all-reduces among the group's GPUs.
+    void all_reduce(vertex v, group_all_reduce where) { g_[v].all_reduce = where; }
 
     std::size_t size() const { return boost::num_vertices(g_); }
     bool empty() const { return size() == 0; }
@@ -1951,6 +1959,9 @@ public:
 
     // The batch the network's description was written for (PALEO files carry one); estimates may use another.
     std::int64_t native_batch = 1;
+    // The GPUs its split layers span (tensor parallelism, Megatron-LM's t): the network is one GPU's part, and
+    // the layers marked with all_reduce() sum their partial results over this many GPUs.
+    int tensor_parallel = 1;
 
 private:
     template <class It>
@@ -2026,7 +2037,7 @@ struct layer_time {
     seconds fetch{};     // reading inputs and weights from the device's memory
     seconds compute{};
     seconds write{};
-    seconds remote{};    // reading inputs produced on other devices (model parallelism)
+    seconds remote{};    // reading inputs produced on other devices (model parallelism), all-reducing across them (tensor)
     seconds overhead{};  // kernel launches and other fixed costs
     flops work{};
     bytes traffic{};
@@ -3048,247 +3059,12 @@ private:
 // steptime/estimate.hpp: the facade. One training step of a network on one device.
 
 
+// ---- begin steptime/comm/collectives.hpp ----
+// steptime/comm/collectives.hpp: the time of an AllReduce of a payload over workers, per algorithm.
+// Each is a plain function a simulator can call alone; the structs below wrap them behind CommModel.
 
-namespace steptime {
+#include <functional>
 
-struct estimate_options {
-    std::int64_t batch = 0;  // samples per step; 0 = the batch the network was written for
-    element_type precision = element_type::fp32;
-    // What workers exchange gradients in. FP32 by default, in mixed precision too: the gradients of the FP32
-    // master weights, as PyTorch's DDP and TensorFlow all-reduce them; fp16 where the framework reduces half
-    // gradients (MXNet's multi-precision SGD, Apex's O2, DDP's fp16 compression hook).
-    element_type gradients = element_type::fp32;
-};
-
-// Batches above this are refused: a guard against absurd requests, far beyond any real step.
-inline constexpr std::int64_t max_batch = std::int64_t{1} << 31;
-
-struct layer_estimate {
-    std::string name{};
-    std::string_view op;
-    layer_time forward{};
-    layer_time backward{};
-};
-
-// A group of layers with its own pass times and gradient exchange (the rows of PALEO's hybrid output).
-struct step_part {
-    std::string name{};
-    seconds forward{};
-    seconds backward{};
-    seconds update{};
-    seconds sync{};
-};
-
-struct step_estimate {
-    std::string model{};
-    std::string device{};
-    std::string_view cost_model;
-    std::int64_t batch = 0;             // samples per step, all workers together
-    std::int64_t batch_per_worker = 0;
-    int workers = 1;
-    element_type precision = element_type::fp32;
-    seconds forward{};        // sum over layers, or the host's time to issue their kernels if longer
-    seconds backward{};       // likewise, both gradients, and the forward passes of recomputed layers
-    seconds update{};         // weight update
-    seconds communication{};  // gradient exchange between workers (zero on one device)
-    seconds exposed_communication{};  // the part of it not hidden behind the backward pass
-    seconds total{};          // forward + backward + update + exposed communication
-
-    double throughput() const { return static_cast<double>(batch) / total.value(); }  // samples per second
-    time_bounds forward_bounds{};
-    time_bounds backward_bounds{};
-    std::int64_t parameters = 0;
-    bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
-    bytes gradient_bytes{};   // what one worker exchanges per step: a gradient per parameter
-    bytes activation_bytes{};  // every layer's output for the whole batch
-    std::vector<layer_estimate> layers{};  // in topological order
-    std::vector<step_part> parts{};        // hybrid parallelism: data-parallel and model-parallel layers
-};
-
-namespace detail {
-inline void require_finite(seconds t, const std::string& what) {
-    if (std::isinf(t.value()) && t.value() > 0)  // valid inputs too extreme for a double: a rate near 0, sizes near 2^63
-        throw invalid_argument(what + " is beyond the range of a double: the sizes or rates are too extreme");
-    if (!std::isfinite(t.value()) || t.value() < 0)
-        throw error("internal: " + what + " came out as " + std::to_string(t.value()) + " s");
-}
-
-// The checks of the network, batch, device and model before anything is costed; returns the batch.
-template <class Net, class Model>
-std::int64_t checked_batch(const Net& net, const device& dev, const Model& model, const estimate_options& opt) {
-    if (net.empty()) throw invalid_model("network '" + net.name() + "' has no layers");
-    const std::int64_t batch = opt.batch == 0 ? net.native_batch : opt.batch;
-    if (batch < 1 || batch > max_batch)
-        throw invalid_argument("batch " + std::to_string(batch) + " is outside [1, " + std::to_string(max_batch) + "]");
-    validate(dev);
-    model.validate();
-    return batch;
-}
-}  // namespace detail
-
-template <class Net, class Model>
-    requires CostModel<Model, Net>
-step_estimate estimate(const Net& net, const device& dev, const Model& model, const estimate_options& opt = {}) {
-    const std::int64_t batch = detail::checked_batch(net, dev, model, opt);
-    const cost_context ctx{dev, batch, opt.precision};
-
-    step_estimate r;
-    r.model = net.name();
-    r.device = dev.name;
-    r.cost_model = Model::name;
-    r.batch = batch;
-    r.batch_per_worker = batch;
-    r.precision = opt.precision;
-    r.layers.reserve(net.size());
-    std::vector<seconds> fwd(net.size()), bwd(net.size());
-    double fwd_kernels = 0, bwd_kernels = 0;
-    for (auto v : net.vertices()) {
-        const auto& l = net[v];
-        auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
-                                                       model.layer(net, v, pass::backward, ctx)});
-        if (l.recomputed) e.backward += e.forward;  // its forward pass again, before its gradients
-        fwd[v] = e.forward.total();
-        bwd[v] = e.backward.total();
-        r.forward += fwd[v];
-        r.backward += bwd[v];
-        fwd_kernels += e.forward.kernels;
-        bwd_kernels += e.backward.kernels;
-    }
-    if constexpr (requires { { model.pass_floor(1.0) } -> std::same_as<seconds>; }) {  // the host issues the kernels
-        r.forward = std::max(r.forward, model.pass_floor(fwd_kernels));
-        r.backward = std::max(r.backward, model.pass_floor(bwd_kernels));
-    }
-    r.parameters = model.parameters(net);
-    r.update = model.update(r.parameters, ctx).total();
-    r.total = r.forward + r.backward + r.update;
-    r.forward_bounds = pass_bounds(net, fwd);
-    r.backward_bounds = pass_bounds(net, bwd);
-    r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
-    r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
-    r.activation_bytes =
-        bytes_of(static_cast<double>(net.activation_elements()) * static_cast<double>(batch) * element_bytes(opt.precision));
-    detail::require_finite(r.total, "the step time of '" + r.model + "'");
-    return r;
-}
-
-}  // namespace steptime
-// ---- end steptime/estimate.hpp ----
-// ---- begin steptime/phase_time.hpp ----
-// steptime/phase_time.hpp: the time of chosen passes of a network (forward, the data gradient, the weight
-// gradient), as kernel benchmarks (DeepBench, cuDNN's) time them: no weight update, one device.
-
-
-
-namespace steptime {
-
-// The passes to time. Both gradients together are costed as the model's `backward` pass.
-struct pass_selection {
-    bool forward = false, backward_data = false, backward_weights = false;
-
-    bool empty() const { return !forward && !backward_data && !backward_weights; }
-    friend bool operator==(const pass_selection&, const pass_selection&) = default;
-};
-
-// "forward", "backward-data", "backward-weights", "backward" (both gradients), "training" (all three),
-// or a '+' list of them ("forward+backward-weights"); std::nullopt for anything else.
-inline std::optional<pass_selection> parse_phases(std::string_view text) {
-    pass_selection s;
-    if (text.empty()) return std::nullopt;
-    while (true) {
-        const auto plus = text.find('+');
-        const std::string_view item = text.substr(0, plus);
-        if (item == "forward") s.forward = true;
-        else if (item == "backward-data") s.backward_data = true;
-        else if (item == "backward-weights") s.backward_weights = true;
-        else if (item == "backward") s.backward_data = s.backward_weights = true;
-        else if (item == "training") s.forward = s.backward_data = s.backward_weights = true;
-        else return std::nullopt;
-        if (plus == std::string_view::npos) return s;
-        text = text.substr(plus + 1);
-    }
-}
-
-// The canonical name: "training", "backward", or a '+' list ("forward+backward-data").
-inline std::string to_string(const pass_selection& s) {
-    if (s.forward && s.backward_data && s.backward_weights) return "training";
-    std::string r = s.forward ? "forward" : "";
-    const auto add = [&](std::string_view p) {
-        if (!r.empty()) r += '+';
-        r += p;
-    };
-    if (s.backward_data && s.backward_weights) add("backward");
-    else if (s.backward_data) add("backward-data");
-    else if (s.backward_weights) add("backward-weights");
-    return r;
-}
-
-struct phase_layer {
-    std::string name{};
-    std::string_view op;
-    layer_time time{};
-};
-
-// The selected passes of every layer and their sum (work and traffic included).
-struct phase_estimate {
-    std::string model{};
-    std::string device{};
-    std::string_view cost_model;
-    std::int64_t batch = 0;
-    element_type precision = element_type::fp32;
-    pass_selection passes{};
-    layer_time total{};
-    std::vector<phase_layer> layers{};  // in topological order
-};
-
-namespace detail {
-template <class Net, class Model>
-layer_time selected_passes(const Net& net, typename Net::vertex v, const Model& model, pass_selection s,
-                           const cost_context& ctx) {
-    layer_time t{};
-    if (s.forward) t += model.layer(net, v, pass::forward, ctx);
-    if (s.backward_data && s.backward_weights) t += model.layer(net, v, pass::backward, ctx);  // as estimate() does
-    else if (s.backward_data) t += model.layer(net, v, pass::backward_data, ctx);
-    else if (s.backward_weights) t += model.layer(net, v, pass::backward_weights, ctx);
-    return t;
-}
-}  // namespace detail
-
-// Per layer and in total, the selected passes of one step on one device, checked as estimate() checks
-// its arguments. There is no weight update and no framework kernel: kernel benchmarks time the passes alone.
-template <class Net, class Model>
-    requires CostModel<Model, Net>
-phase_estimate estimate_phases(const Net& net, const device& dev, const Model& model, pass_selection passes,
-                               const estimate_options& opt = {}) {
-    if (passes.empty()) throw invalid_argument("no pass selected (expected forward, backward-data or backward-weights)");
-    const std::int64_t batch = detail::checked_batch(net, dev, model, opt);
-    const cost_context ctx{dev, batch, opt.precision, false};
-    phase_estimate r;
-    r.model = net.name();
-    r.device = dev.name;
-    r.cost_model = Model::name;
-    r.batch = batch;
-    r.precision = opt.precision;
-    r.passes = passes;
-    r.layers.reserve(net.size());
-    for (auto v : net.vertices()) {
-        const auto& l = net[v];
-        auto& e = r.layers.emplace_back(phase_layer{l.name, ops::kind(l.op), detail::selected_passes(net, v, model, passes, ctx)});
-        r.total += e.time;
-    }
-    detail::require_finite(r.total.total(), "the " + to_string(passes) + " time of '" + r.model + "'");
-    return r;
-}
-
-// The selected passes' time summed over all layers (estimate_phases' total).
-template <class Net, class Model>
-    requires CostModel<Model, Net>
-layer_time phase_time(const Net& net, const device& dev, const Model& model, pass_selection passes,
-                      const estimate_options& opt = {}) {
-    return estimate_phases(net, dev, model, passes, opt).total;
-}
-
-}  // namespace steptime
-// ---- end steptime/phase_time.hpp ----
 // ---- begin steptime/comm/link.hpp ----
 // steptime/comm/link.hpp: a network link as bandwidth and latency (the alpha-beta model), and presets.
 // (Named network_link, not link, which would clash with POSIX link() under using-directives.)
@@ -3364,12 +3140,6 @@ const network_link& get(std::string_view name) {
 }  // namespace links
 }  // namespace steptime
 // ---- end steptime/comm/link.hpp ----
-// ---- begin steptime/comm/collectives.hpp ----
-// steptime/comm/collectives.hpp: the time of an AllReduce of a payload over workers, per algorithm.
-// Each is a plain function a simulator can call alone; the structs below wrap them behind CommModel.
-
-#include <functional>
-
 
 namespace steptime {
 
@@ -3537,6 +3307,292 @@ static_assert(CommModel<collective_model> && CommModel<any_comm_model>);
 
 }  // namespace steptime
 // ---- end steptime/comm/collectives.hpp ----
+
+namespace steptime {
+
+struct estimate_options {
+    std::int64_t batch = 0;  // samples per step; 0 = the batch the network was written for
+    element_type precision = element_type::fp32;
+    // What workers exchange gradients in. FP32 by default, in mixed precision too: the gradients of the FP32
+    // master weights, as PyTorch's DDP and TensorFlow all-reduce them; fp16 where the framework reduces half
+    // gradients (MXNet's multi-precision SGD, Apex's O2, DDP's fp16 compression hook).
+    element_type gradients = element_type::fp32;
+    // What a tensor-parallel network's GPUs all-reduce their partial activations over; default: the device's
+    // intra_node_link, 2 us a step (NCCL over NVLink, as comm/link.hpp's nvlink presets).
+    std::optional<network_link> tensor_link{};
+};
+
+// Batches above this are refused: a guard against absurd requests, far beyond any real step.
+inline constexpr std::int64_t max_batch = std::int64_t{1} << 31;
+
+struct layer_estimate {
+    std::string name{};
+    std::string_view op;
+    layer_time forward{};
+    layer_time backward{};
+};
+
+// A group of layers with its own pass times and gradient exchange (the rows of PALEO's hybrid output).
+struct step_part {
+    std::string name{};
+    seconds forward{};
+    seconds backward{};
+    seconds update{};
+    seconds sync{};
+};
+
+struct step_estimate {
+    std::string model{};
+    std::string device{};
+    std::string_view cost_model;
+    std::int64_t batch = 0;             // samples per step, all workers together
+    std::int64_t batch_per_worker = 0;
+    int workers = 1;
+    int tensor_parallel = 1;  // GPUs per worker, each layer split across them; parameters and activations are one GPU's
+    element_type precision = element_type::fp32;
+    seconds forward{};        // sum over layers, or the host's time to issue their kernels if longer
+    seconds backward{};       // likewise, both gradients, and the forward passes of recomputed layers
+    seconds update{};         // weight update
+    seconds communication{};  // gradient exchange between workers (zero on one device)
+    seconds exposed_communication{};  // the part of it not hidden behind the backward pass
+    seconds group_communication{};    // a tensor-parallel group's all-reduces, inside forward and backward
+    seconds total{};          // forward + backward + update + exposed communication
+
+    double throughput() const { return static_cast<double>(batch) / total.value(); }  // samples per second
+    time_bounds forward_bounds{};
+    time_bounds backward_bounds{};
+    std::int64_t parameters = 0;
+    bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
+    bytes gradient_bytes{};   // what one worker exchanges per step: a gradient per parameter
+    bytes activation_bytes{};  // every layer's output for the whole batch
+    std::vector<layer_estimate> layers{};  // in topological order
+    std::vector<step_part> parts{};        // hybrid parallelism: data-parallel and model-parallel layers
+};
+
+namespace detail {
+inline void require_finite(seconds t, const std::string& what) {
+    if (std::isinf(t.value()) && t.value() > 0)  // valid inputs too extreme for a double: a rate near 0, sizes near 2^63
+        throw invalid_argument(what + " is beyond the range of a double: the sizes or rates are too extreme");
+    if (!std::isfinite(t.value()) || t.value() < 0)
+        throw error("internal: " + what + " came out as " + std::to_string(t.value()) + " s");
+}
+
+// The checks of the network, batch, device and model before anything is costed; returns the batch.
+template <class Net, class Model>
+std::int64_t checked_batch(const Net& net, const device& dev, const Model& model, const estimate_options& opt) {
+    if (net.empty()) throw invalid_model("network '" + net.name() + "' has no layers");
+    const std::int64_t batch = opt.batch == 0 ? net.native_batch : opt.batch;
+    if (batch < 1 || batch > max_batch)
+        throw invalid_argument("batch " + std::to_string(batch) + " is outside [1, " + std::to_string(max_batch) + "]");
+    validate(dev);
+    model.validate();
+    return batch;
+}
+
+// A tensor-parallel layer's ring all-reduce among its group of `gpus`: its output going forward, the gradient of
+// its inputs going backward, in the activations' precision.
+template <class Op>
+seconds group_exchange(const layer<Op>& l, std::int64_t batch, element_type precision, int gpus, const network_link& link) {
+    double elements = static_cast<double>(l.output.elements());
+    if (l.all_reduce == group_all_reduce::input_gradient) {
+        elements = 0;
+        for (const auto& in : l.inputs) elements += static_cast<double>(in.elements());
+    }
+    return comm::ring_all_reduce(bytes_of(elements * static_cast<double>(batch) * element_bytes(precision)), gpus, link);
+}
+
+// The link of a tensor-parallel network's group, checked; nullopt for a network on one GPU.
+template <class Net>
+std::optional<network_link> tensor_group_link(const Net& net, const device& dev, const estimate_options& opt) {
+    if (net.tensor_parallel < 1)
+        throw invalid_model("network '" + net.name() + "': tensor_parallel is " + std::to_string(net.tensor_parallel) +
+                            ", expected 1 or more GPUs");
+    if (net.tensor_parallel == 1) return std::nullopt;
+    if (opt.tensor_link) {
+        validate(*opt.tensor_link);
+        return opt.tensor_link;
+    }
+    if (!dev.intra_node_link)
+        throw invalid_argument("network '" + net.name() + "' is split over " + std::to_string(net.tensor_parallel) +
+                               " GPUs (tensor parallelism), but device '" + dev.name +
+                               "' has no intra_node_link to all-reduce over and no tensor link was given");
+    return network_link{"intra-node", *dev.intra_node_link, microseconds_of(2.0), "the device's intra_node_link"};
+}
+}  // namespace detail
+
+template <class Net, class Model>
+    requires CostModel<Model, Net>
+step_estimate estimate(const Net& net, const device& dev, const Model& model, const estimate_options& opt = {}) {
+    const std::int64_t batch = detail::checked_batch(net, dev, model, opt);
+    const cost_context ctx{dev, batch, opt.precision};
+    const std::optional<network_link> group = detail::tensor_group_link(net, dev, opt);
+
+    step_estimate r;
+    r.model = net.name();
+    r.device = dev.name;
+    r.cost_model = Model::name;
+    r.batch = batch;
+    r.batch_per_worker = batch;
+    r.tensor_parallel = net.tensor_parallel;
+    r.precision = opt.precision;
+    r.layers.reserve(net.size());
+    std::vector<seconds> fwd(net.size()), bwd(net.size());
+    double fwd_kernels = 0, bwd_kernels = 0;
+    for (auto v : net.vertices()) {
+        const auto& l = net[v];
+        auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
+                                                       model.layer(net, v, pass::backward, ctx)});
+        if (group && l.all_reduce != group_all_reduce::none) {
+            const bool out = l.all_reduce == group_all_reduce::output;
+            const seconds x = detail::group_exchange(l, batch, opt.precision, net.tensor_parallel, *group);
+            layer_time& t = out ? e.forward : e.backward;
+            t.remote += x;
+            t.kernels += 1;  // NCCL's
+            r.group_communication += out && l.recomputed ? 2.0 * x : x;  // a recomputed forward all-reduces again
+        }
+        if (l.recomputed) e.backward += e.forward;  // its forward pass again, before its gradients
+        fwd[v] = e.forward.total();
+        bwd[v] = e.backward.total();
+        r.forward += fwd[v];
+        r.backward += bwd[v];
+        fwd_kernels += e.forward.kernels;
+        bwd_kernels += e.backward.kernels;
+    }
+    if constexpr (requires { { model.pass_floor(1.0) } -> std::same_as<seconds>; }) {  // the host issues the kernels
+        r.forward = std::max(r.forward, model.pass_floor(fwd_kernels));
+        r.backward = std::max(r.backward, model.pass_floor(bwd_kernels));
+    }
+    r.parameters = model.parameters(net);
+    r.update = model.update(r.parameters, ctx).total();
+    r.total = r.forward + r.backward + r.update;
+    r.forward_bounds = pass_bounds(net, fwd);
+    r.backward_bounds = pass_bounds(net, bwd);
+    r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
+    r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
+    r.activation_bytes =
+        bytes_of(static_cast<double>(net.activation_elements()) * static_cast<double>(batch) * element_bytes(opt.precision));
+    detail::require_finite(r.total, "the step time of '" + r.model + "'");
+    return r;
+}
+
+}  // namespace steptime
+// ---- end steptime/estimate.hpp ----
+// ---- begin steptime/phase_time.hpp ----
+// steptime/phase_time.hpp: the time of chosen passes of a network (forward, the data gradient, the weight
+// gradient), as kernel benchmarks (DeepBench, cuDNN's) time them: no weight update, one device.
+
+
+
+namespace steptime {
+
+// The passes to time. Both gradients together are costed as the model's `backward` pass.
+struct pass_selection {
+    bool forward = false, backward_data = false, backward_weights = false;
+
+    bool empty() const { return !forward && !backward_data && !backward_weights; }
+    friend bool operator==(const pass_selection&, const pass_selection&) = default;
+};
+
+// "forward", "backward-data", "backward-weights", "backward" (both gradients), "training" (all three),
+// or a '+' list of them ("forward+backward-weights"); std::nullopt for anything else.
+inline std::optional<pass_selection> parse_phases(std::string_view text) {
+    pass_selection s;
+    if (text.empty()) return std::nullopt;
+    while (true) {
+        const auto plus = text.find('+');
+        const std::string_view item = text.substr(0, plus);
+        if (item == "forward") s.forward = true;
+        else if (item == "backward-data") s.backward_data = true;
+        else if (item == "backward-weights") s.backward_weights = true;
+        else if (item == "backward") s.backward_data = s.backward_weights = true;
+        else if (item == "training") s.forward = s.backward_data = s.backward_weights = true;
+        else return std::nullopt;
+        if (plus == std::string_view::npos) return s;
+        text = text.substr(plus + 1);
+    }
+}
+
+// The canonical name: "training", "backward", or a '+' list ("forward+backward-data").
+inline std::string to_string(const pass_selection& s) {
+    if (s.forward && s.backward_data && s.backward_weights) return "training";
+    std::string r = s.forward ? "forward" : "";
+    const auto add = [&](std::string_view p) {
+        if (!r.empty()) r += '+';
+        r += p;
+    };
+    if (s.backward_data && s.backward_weights) add("backward");
+    else if (s.backward_data) add("backward-data");
+    else if (s.backward_weights) add("backward-weights");
+    return r;
+}
+
+struct phase_layer {
+    std::string name{};
+    std::string_view op;
+    layer_time time{};
+};
+
+// The selected passes of every layer and their sum (work and traffic included).
+struct phase_estimate {
+    std::string model{};
+    std::string device{};
+    std::string_view cost_model;
+    std::int64_t batch = 0;
+    element_type precision = element_type::fp32;
+    pass_selection passes{};
+    layer_time total{};
+    std::vector<phase_layer> layers{};  // in topological order
+};
+
+namespace detail {
+template <class Net, class Model>
+layer_time selected_passes(const Net& net, typename Net::vertex v, const Model& model, pass_selection s,
+                           const cost_context& ctx) {
+    layer_time t{};
+    if (s.forward) t += model.layer(net, v, pass::forward, ctx);
+    if (s.backward_data && s.backward_weights) t += model.layer(net, v, pass::backward, ctx);  // as estimate() does
+    else if (s.backward_data) t += model.layer(net, v, pass::backward_data, ctx);
+    else if (s.backward_weights) t += model.layer(net, v, pass::backward_weights, ctx);
+    return t;
+}
+}  // namespace detail
+
+// Per layer and in total, the selected passes of one step on one device, checked as estimate() checks
+// its arguments. There is no weight update and no framework kernel: kernel benchmarks time the passes alone.
+template <class Net, class Model>
+    requires CostModel<Model, Net>
+phase_estimate estimate_phases(const Net& net, const device& dev, const Model& model, pass_selection passes,
+                               const estimate_options& opt = {}) {
+    if (passes.empty()) throw invalid_argument("no pass selected (expected forward, backward-data or backward-weights)");
+    const std::int64_t batch = detail::checked_batch(net, dev, model, opt);
+    const cost_context ctx{dev, batch, opt.precision, false};
+    phase_estimate r;
+    r.model = net.name();
+    r.device = dev.name;
+    r.cost_model = Model::name;
+    r.batch = batch;
+    r.precision = opt.precision;
+    r.passes = passes;
+    r.layers.reserve(net.size());
+    for (auto v : net.vertices()) {
+        const auto& l = net[v];
+        auto& e = r.layers.emplace_back(phase_layer{l.name, ops::kind(l.op), detail::selected_passes(net, v, model, passes, ctx)});
+        r.total += e.time;
+    }
+    detail::require_finite(r.total.total(), "the " + to_string(passes) + " time of '" + r.model + "'");
+    return r;
+}
+
+// The selected passes' time summed over all layers (estimate_phases' total).
+template <class Net, class Model>
+    requires CostModel<Model, Net>
+layer_time phase_time(const Net& net, const device& dev, const Model& model, pass_selection passes,
+                      const estimate_options& opt = {}) {
+    return estimate_phases(net, dev, model, passes, opt).total;
+}
+
+}  // namespace steptime
+// ---- end steptime/phase_time.hpp ----
 // ---- begin steptime/parallel/data_parallel.hpp ----
 // steptime/parallel/data_parallel.hpp: one step on N workers that each hold a replica of the model
 // and AllReduce their gradients (paleo-model.md 7.1), optionally overlapped with the backward pass.
@@ -4558,9 +4614,10 @@ const entry<Net>* find(std::string_view name) {
 //   lstm:hidden=1024,batch=128,steps=25[,input=1024][,skip_input=0|1]   (also gru: and rnn:, ReLU or tanh)
 //       One recurrent layer as cuDNN runs it (ops::recurrent) over `steps` steps of `input` features (default
 //       hidden); skip_input=1 adds the input to the gates without input weights (CUDNN_SKIP_INPUT, DeepBench's).
-//   gpt[:layers=12][,hidden=768][,heads=12][,seq=1024][,vocab=50257][,recompute=0|1]
+//   gpt[:layers=12][,hidden=768][,heads=12][,seq=1024][,vocab=50257][,recompute=0|1][,tp=1]
 //       A GPT as Megatron-LM trains it (zoo::gpt; the defaults are GPT-2 small's), one sequence per sample;
-//       recompute=1 runs each transformer layer's forward pass again in the backward pass.
+//       recompute=1 runs each transformer layer's forward pass again in the backward pass; tp=t builds one
+//       GPU's part of it split over t GPUs (tensor parallelism).
 //   <zoo name>[:resolution=224][,classes=1000]
 //       zoo::find(name)->build(options).
 //
@@ -4590,7 +4647,11 @@ inline std::string_view trim(std::string_view s) {
 // steptime/zoo/gpt.hpp: GPT decoder-only transformers (Radford et al. 2019) as Megatron-LM trains them
 // (Shoeybi et al. 2019; Narayanan et al., SC21): learned position embeddings, pre-norm blocks of fused-QKV
 // attention and a 4h GELU MLP with dropout on both residual branches, a final layer norm and output logits
-// tied to the token embedding.
+// tied to the token embedding. With tensor parallelism over t GPUs the network is one GPU's part, split as
+// Megatron-LM splits it (Shoeybi et al. 2019, section 3): the QKV projection and the first MLP layer by columns
+// (heads and 4h divided by t), the attention output projection and the second MLP layer by rows, each followed
+// by an all-reduce of its output; the vocabulary of the embedding and the logits divided by t; layer norms,
+// dropouts and residual adds repeated on every GPU.
 
 
 
@@ -4599,6 +4660,7 @@ namespace steptime::zoo {
 struct gpt_config {
     std::int64_t layers = 12, hidden = 768, heads = 12, sequence = 1024, vocabulary = 50257;  // GPT-2 small
     bool recompute = false;  // full activation recompute of every transformer layer (Megatron's uniform method)
+    int tensor_parallel = 1;  // GPUs each layer is split across (Megatron's --tensor-model-parallel-size)
 
     // Parameters by Narayanan et al. (SC21) section 5.1: P = 12 l h^2 (1 + 13 / (12 h) + (V + s) / (12 l h)).
     // The network has 2h more, the final layer norm's, which the paper's count leaves out.
@@ -4615,16 +4677,28 @@ struct gpt_config {
     std::string name() const {
         return "gpt:layers=" + std::to_string(layers) + ",hidden=" + std::to_string(hidden) + ",heads=" +
                std::to_string(heads) + ",seq=" + std::to_string(sequence) + ",vocab=" + std::to_string(vocabulary) +
-               ",recompute=" + std::to_string(recompute ? 1 : 0);
+               ",recompute=" + std::to_string(recompute ? 1 : 0) +
+               (tensor_parallel > 1 ? ",tp=" + std::to_string(tensor_parallel) : "");
     }
 };
 
-// A GPT of one sequence per sample (tokens x 1 x 1 token ids to tokens x 1 x vocabulary logits); batch 1.
+// A GPT of one sequence per sample (tokens x 1 x 1 token ids to tokens x 1 x vocabulary / t logits); batch 1.
 template <class Net = network>
 Net gpt(const gpt_config& g) {
     using detail::chain;
+    const int t = g.tensor_parallel;
+    if (t < 1) throw invalid_model("gpt: tensor_parallel is " + std::to_string(t) + ", expected 1 or more GPUs");
+    for (const auto& [what, n] : {std::pair{"heads", g.heads}, {"hidden", g.hidden}, {"vocab", g.vocabulary}})
+        if (n % t != 0)
+            throw invalid_model(std::string("gpt: ") + what + " " + std::to_string(n) + " does not split over " +
+                                std::to_string(t) + " GPUs (tensor parallelism; Megatron pads the vocabulary to a "
+                                "multiple of 128 t)");
     Net net(g.name());
+    net.tensor_parallel = t;
     const std::int64_t h = g.hidden;
+    const auto reduce = [&](const std::string& layer, group_all_reduce where) {
+        if (t > 1) net.all_reduce(*net.find(layer), where);
+    };
     const auto linear = [](std::int64_t outputs) {
         ops::dense d = detail::dense(outputs);
         d.per_position = true;
@@ -4632,20 +4706,21 @@ Net gpt(const gpt_config& g) {
     };
     const ops::dropout dropout{0.9};  // Megatron's hidden and attention dropout, 0.1
     ops::attention attention;
-    attention.heads = g.heads;
+    attention.heads = g.heads / t;
     ops::embedding embed;
-    embed.vocabulary = g.vocabulary;
+    embed.vocabulary = g.vocabulary / t;
     embed.features = h;
     embed.positions = g.sequence;
 
     net.add("tokens", ops::input{tensor_shape::image(g.sequence, 1, 1)});
     std::string x = chain<Net>(net, "tokens").then("embed", embed).then("embed/dropout", dropout).last();
+    reduce("embed", group_all_reduce::output);
     for (std::int64_t i = 1; i <= g.layers; ++i) {
         const std::string p = "layer" + std::to_string(i);
         const std::size_t first = net.size();
         chain<Net> attend(net, x);
         attend.then(p + "/ln1", ops::layer_norm{})
-            .then(p + "/qkv", linear(3 * h))
+            .then(p + "/qkv", linear(3 * h / t))
             .then(p + "/attention", attention)
             .then(p + "/proj", linear(h))
             .then(p + "/dropout1", dropout);
@@ -4653,18 +4728,21 @@ Net gpt(const gpt_config& g) {
                                              {attend.last(), x});
         chain<Net> mlp(net, mid);
         mlp.then(p + "/ln2", ops::layer_norm{})
-            .then(p + "/fc1", linear(4 * h))
+            .then(p + "/fc1", linear(4 * h / t))
             .then(p + "/gelu", detail::act(ops::activation::function::gelu))
             .then(p + "/fc2", linear(h))
             .then(p + "/dropout2", dropout);
         x = detail::join(net, p + "/add2", detail::elementwise(ops::elementwise::operation::add), {mlp.last(), mid});
+        for (const char* column : {"/qkv", "/fc1"}) reduce(p + column, group_all_reduce::input_gradient);
+        for (const char* row : {"/proj", "/fc2"}) reduce(p + row, group_all_reduce::output);
         if (g.recompute)
             for (std::size_t v = first; v < net.size(); ++v) net.recompute(v);
     }
-    ops::dense logits = linear(g.vocabulary);
+    ops::dense logits = linear(g.vocabulary / t);
     logits.bias = false;
     logits.tied = true;  // the token embedding's table
     chain<Net>(net, x).then("ln_f", ops::layer_norm{}).then("logits", logits).then("loss", ops::softmax_cross_entropy{});
+    reduce("logits", group_all_reduce::input_gradient);
     return net;
 }
 
@@ -4831,8 +4909,9 @@ inline gpt_config gpt_spec(std::string_view spec, std::string_view list) {
     const auto v = spec_values(spec, "gpt", list,
                                {{"layers", false, d.layers, 1, spec_any}, {"hidden", false, d.hidden, 1, spec_any},
                                 {"heads", false, d.heads, 1, spec_any}, {"seq", false, d.sequence, 1, spec_any},
-                                {"vocab", false, d.vocabulary, 1, spec_any}, {"recompute", false, 0, 0, 1}});
-    return {v[0], v[1], v[2], v[3], v[4], v[5] == 1};
+                                {"vocab", false, d.vocabulary, 1, spec_any}, {"recompute", false, 0, 0, 1},
+                                {"tp", false, d.tensor_parallel, 1, 1024}});
+    return {v[0], v[1], v[2], v[3], v[4], v[5] == 1, static_cast<int>(v[6])};
 }
 
 inline bool recurrent_name(std::string_view name) { return name == "lstm" || name == "gru" || name == "rnn"; }
@@ -4929,9 +5008,9 @@ inline seconds time_to_train(const training_run& run, const step_estimate& step)
     return static_cast<double>(training_steps(run, step.batch)) * step.total;
 }
 
-// GPU-hours: every worker is busy for the whole run.
+// GPU-hours: every GPU of every worker is busy for the whole run.
 inline double gpu_hours(const training_run& run, const step_estimate& step) {
-    return time_to_train(run, step).value() / 3600.0 * step.workers;
+    return time_to_train(run, step).value() / 3600.0 * step.workers * step.tensor_parallel;
 }
 
 // One device's price: US dollars per GPU-hour, and where the figure comes from.

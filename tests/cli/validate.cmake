@@ -2,13 +2,19 @@
 set(validate ${cli} validate --data ${validation}/calibration.csv --cases ${validation}/cases.csv)
 add_test(NAME cli_validate COMMAND ${validate})
 set_tests_properties(cli_validate PROPERTIES PASS_REGULAR_EXPRESSION
-  "validation of the kernel cost model against 64 published measurements.*CNN-001 +single_gpu_cnn +alexnet +titan-x-maxwell +26\\.000 +[0-9.]+ +[-+][0-9.]+%.*\ncollective_allreduce +3 .*\nkernel_conv +12 .*\nkernel_gemm +15 .*\nkernel_rnn +4 .*\nllm_large_scale +1 .*\nmulti_gpu_cnn +4 .*\nsingle_gpu_cnn +25 ")
+  "validation of the kernel cost model against 66 published measurements.*CNN-001 +single_gpu_cnn +alexnet +titan-x-maxwell +26\\.000 +[0-9.]+ +[-+][0-9.]+%.*\ncollective_allreduce +3 .*\nkernel_conv +12 .*\nkernel_gemm +15 .*\nkernel_rnn +4 .*\nllm_large_scale +3 .*\nmulti_gpu_cnn +4 .*\nsingle_gpu_cnn +25 ")
 # Megatron's GPT 1.7B (LLM-001) at 137 TFLOP/s per GPU on 32 GPUs, a global batch of 32 x 16 = 512: Narayanan et
 # al.'s 96 B s l h^2 (1 + s/6h + V/16lh) = 96 x 512 x 2048 x 24 x 2304^2 x (1 + 2048/13824 + 51200/884736)
 # = 1.54668e16 FLOPs per step, over 32 x 137e12 FLOP/s: 3528.018 ms.
 add_test(NAME cli_validate_gpt COMMAND ${validate})
 set_tests_properties(cli_validate_gpt PROPERTIES PASS_REGULAR_EXPRESSION
   "LLM-001 +llm_large_scale +gpt:layers=24,hidden=2304,h~ +a100-sxm4-80gb +3528\\.018 +[0-9.]+ +[-+][0-9.]+%")
+# GPT 3.6B (LLM-002) at 138 TFLOP/s per GPU on 64 GPUs in tensor-parallel pairs: 32 workers of 16 sequences, a global
+# batch of 512 (run_table_1.sh's GBS): 96 x 512 x 2048 x 30 x 3072^2 x (1 + 2048/18432 + 51200/1474560)
+# = 3.26555e16 FLOPs, over 64 x 138e12 FLOP/s: 3697.407 ms (counting 64 workers would double it).
+add_test(NAME cli_validate_gpt_tensor_parallel COMMAND ${validate})
+set_tests_properties(cli_validate_gpt_tensor_parallel PROPERTIES PASS_REGULAR_EXPRESSION
+  "LLM-002 +llm_large_scale +gpt:layers=30,hidden=3072,h~ +a100-sxm4-80gb +3697\\.407 +[0-9.]+ +[-+][0-9.]+%")
 # DeepBench's all-reduce of 64 MiB between 8 GPUs (DB-051) over pcie3-x16 (15.75 GB/s, 1 us): a ring's
 # 2 x 7 steps of 64 MiB / 8, 14 x (1 us + 8388608 B / 15.75 GB/s) = 7.471 ms.
 add_test(NAME cli_validate_all_reduce COMMAND ${validate})
@@ -46,6 +52,11 @@ validate_fails(per_node_one_gpu "id,model,device,gpus_per_node\nCNN-001,alexnet,
                "per_node_one_gpu-cases.csv:2: column 'gpus_per_node': '1', expected empty: one GPU exchanges no gradients")
 validate_fails(per_node_too_many "id,model,device,gpus_per_node\nDLE-008,resnet50,v100-sxm2-16gb,16\n"
                "per_node_too_many-cases.csv:2: column 'gpus_per_node': '16', expected GPUs per node, 1 to the row's GPUs")
+# Tensor parallelism: the row's GPUs, and those of a node, come in whole groups of the spec's tp.
+validate_fails(tp_of_gpus "id,model,device\nLLM-001,\"gpt:layers=24,hidden=2304,heads=24,seq=2048,vocab=51200,tp=3\",a100-sxm4-80gb\n"
+               "calibration.csv:[0-9]+: column 'num_gpus': '32', expected a multiple of the model's tp=3")
+validate_fails(tp_of_node "id,model,device,gpus_per_node\nLLM-002,\"gpt:layers=30,hidden=3072,heads=32,seq=2048,vocab=51200,tp=2\",a100-sxm4-80gb,3\n"
+               "tp_of_node-cases.csv:2: column 'gpus_per_node': '3', expected a multiple of the model's tp=2")
 validate_fails(bad_overlap "id,model,device,overlap\nDLE-008,resnet50,v100-sxm2-16gb,sometimes\n"
                "bad_overlap-cases.csv:2: column 'overlap': 'sometimes', expected none or backward")
 # An all-reduce row names its buffer and its link; a network's row is no all-reduce.

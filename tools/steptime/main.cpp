@@ -54,6 +54,10 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
     using detail::pad_left;
     using detail::pad_right;
     write_table(out, e);
+    if (e.tensor_parallel > 1)
+        out << "tensor groups  " << pad_left(std::to_string(e.tensor_parallel), 12) << "      (GPUs per worker, each layer "
+            << "split across them: parameters and activations are one GPU's; " << ms(e.group_communication)
+            << " ms of their all-reduces are in the passes)\n";
     const std::string per_worker = std::to_string(e.batch_per_worker) + " samples per worker, " +
                                    std::to_string(e.batch) + " per step";
     switch (p.parallel) {

@@ -43,6 +43,7 @@ step_estimate step_of(const sweep_row& r) {
     e.model = r.model;
     e.device = r.device;
     e.workers = r.workers;
+    e.tensor_parallel = r.tensor_parallel;
     e.batch = r.batch;
     e.batch_per_worker = r.batch_per_worker;
     e.total = seconds_of(r.step_s);

@@ -66,7 +66,7 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
     po.model = relative_to(base, c.model);
     po.devices = relative_to(base, c.device);
     if (c.batch > 0) po.batches = std::to_string(c.batch);
-    po.workers = std::to_string(c.gpus);
+    po.workers = std::to_string(c.gpus / c.tensor_parallel);  // data-parallel workers, each of tp GPUs
     po.precision = std::string(to_string(c.precision));
     if (!c.link.empty()) po.networks = c.link;
     if (c.gradients != element_type::fp32 && po.cost_model != "paleo-compat")  // PALEO's are FP32
@@ -83,7 +83,7 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
     if (c.gpus > 1 && c.overlap && po.cost_model != "paleo-compat") po.overlap = "backward";
     if (c.gpus_per_node > 0) {
         po.comms = "hierarchical";
-        po.gpus_per_node = std::to_string(c.gpus_per_node);
+        po.gpus_per_node = std::to_string(c.gpus_per_node / c.tensor_parallel);  // a worker's group shares a node
     }
     // An all-reduce alone (DeepBench's) runs the collective that predict's data parallelism uses.
     if (c.metric == io::published_metric::all_reduce_ms) {

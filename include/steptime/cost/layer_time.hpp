@@ -24,7 +24,7 @@ struct layer_time {
     seconds fetch{};     // reading inputs and weights from the device's memory
     seconds compute{};
     seconds write{};
-    seconds remote{};    // reading inputs produced on other devices (model parallelism)
+    seconds remote{};    // reading inputs produced on other devices (model parallelism), all-reducing across them (tensor)
     seconds overhead{};  // kernel launches and other fixed costs
     flops work{};
     bytes traffic{};

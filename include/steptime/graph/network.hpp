@@ -1,6 +1,7 @@
 // steptime/graph/network.hpp: the network DAG over Boost.Graph, built layer by layer with shape inference.
 #pragma once
 
+#include <cstdint>
 #include <iterator>
 #include <initializer_list>
 #include <optional>
@@ -17,6 +18,11 @@
 
 namespace steptime {
 
+// Where a layer split across a tensor-parallel group all-reduces (Megatron-LM's conjugate operators, Shoeybi et
+// al. 2019): `output` sums its partial outputs going forward (after a row-split layer: g); `input_gradient` sums
+// the gradient of its replicated input going backward (before a column-split layer: f).
+enum class group_all_reduce : std::uint8_t { none, output, input_gradient };
+
 // One node: its operation and what insertion inferred about it.
 template <class Op>
 struct layer {
@@ -29,6 +35,7 @@ struct layer {
     // Activation recompute (checkpointing; Chen et al. 2016): the output is not kept, and the backward pass runs
     // the forward pass again before its own (Megatron-LM's --checkpoint-activations of transformer layers).
     bool recomputed = false;
+    group_all_reduce all_reduce = group_all_reduce::none;  // tensor parallelism: see the enum
 };
 
 template <class Op>
@@ -84,6 +91,8 @@ public:
 
     // Marks a layer's forward pass to run again in the backward pass (activation recompute).
     void recompute(vertex v) { g_[v].recomputed = true; }
+    // Marks where a layer of a tensor-parallel network all-reduces among the group's GPUs.
+    void all_reduce(vertex v, group_all_reduce where) { g_[v].all_reduce = where; }
 
     std::size_t size() const { return boost::num_vertices(g_); }
     bool empty() const { return size() == 0; }
@@ -120,6 +129,9 @@ public:
 
     // The batch the network's description was written for (PALEO files carry one); estimates may use another.
     std::int64_t native_batch = 1;
+    // The GPUs its split layers span (tensor parallelism, Megatron-LM's t): the network is one GPU's part, and
+    // the layers marked with all_reduce() sum their partial results over this many GPUs.
+    int tensor_parallel = 1;
 
 private:
     template <class It>

@@ -5,7 +5,8 @@
 //   (older cases files name the model column network)
 //   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it);
 //              for metric allreduce_ms, allreduce:bytes=N, the size of the buffer all-reduced; for metric
-//              tflops_per_gpu, a gpt: spec (its FLOPs by Narayanan et al.'s formula turn the rate into a step time)
+//              tflops_per_gpu, a gpt: spec (its FLOPs by Narayanan et al.'s formula turn the rate into a step time);
+//              a gpt: spec's tp=t makes the row's GPUs data-parallel groups of t (gpus and gpus_per_node multiples of t)
 //   device     a catalog name or a device JSON file
 //   precision  fp32 (default), tf32, fp16, bf16, amp or amp-bf16
 //   layout     the activations' layout, nchw or nhwc (default: the cost model's own)
@@ -64,6 +65,7 @@ struct published_case {
     pass_selection passes{};  // what a kernel metric times: the cases' phase, else the metric's own
     std::string link{};
     int gpus_per_node = 0;  // 0: one ring over link
+    int tensor_parallel = 1;  // GPUs per data-parallel worker: a gpt: spec's tp
     bool overlap = true;    // the gradient exchange overlaps the backward pass
     bytes all_reduce_size{};  // the buffer of an all_reduce_ms row
     std::optional<activation_layout> layout{};
@@ -200,6 +202,12 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
             if (c.text(k, *overlap) != "none" && c.text(k, *overlap) != "backward") throw c.bad(k, *overlap, "none or backward");
             m.overlap = c.text(k, *overlap) == "backward";
         }
+        if (const auto g = zoo::gpt_config_of(m.model)) {  // tensor parallelism: each worker a group of tp GPUs
+            const int t = m.tensor_parallel = g->tensor_parallel;
+            if (m.gpus % t != 0) throw p.bad(r, gpus, "a multiple of the model's tp=" + std::to_string(t) + " (GPUs per worker)");
+            if (m.gpus_per_node % t != 0)
+                throw c.bad(k, *per_node, "a multiple of the model's tp=" + std::to_string(t) + " (a worker's GPUs share a node)");
+        }
         if (!p.text(r, batch).empty()) m.batch = p.integer(r, batch, 1, max_batch, "a batch size of at least 1");
         m.metric = detail::metric_of(p, r, metric, unit);
         const bool kernel = m.metric == published_metric::kernel_ms || m.metric == published_metric::kernel_passes_ms;
@@ -230,8 +238,8 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
         if (m.metric == published_metric::tflops_per_gpu) {
             const auto g = zoo::gpt_config_of(m.model);
             if (!g) throw c.bad(k, model, "a gpt: spec (metric tflops_per_gpu divides the FLOPs of a GPT by Narayanan et al.)");
-            // Every GPU a data-parallel worker of batch_per_gpu sequences.
-            step_flops = g->paper_flops(static_cast<double>(m.gpus) * static_cast<double>(m.batch));
+            // Every group of tp GPUs a data-parallel worker of batch_per_gpu sequences (Megatron's micro-batch).
+            step_flops = g->paper_flops(static_cast<double>(m.gpus / m.tensor_parallel) * static_cast<double>(m.batch));
         }
         const double v = p.positive(r, value, "a positive measurement");
         const double gpus = static_cast<double>(m.gpus);

@@ -14,6 +14,7 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
     j["batch"] = e.batch;
     j["workers"] = e.workers;
     j["batch_per_worker"] = e.batch_per_worker;
+    j["tensor_parallel"] = e.tensor_parallel;
     j["precision"] = to_string(e.precision);
     j["cost_model"] = e.cost_model;
     j["forward_s"] = e.forward.value();
@@ -21,6 +22,7 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
     j["update_s"] = e.update.value();
     j["communication_s"] = e.communication.value();
     j["exposed_communication_s"] = e.exposed_communication.value();
+    j["group_communication_s"] = e.group_communication.value();
     j["step_s"] = e.total.value();
     j["throughput_samples_per_s"] = e.throughput();
     j["forward_bounds_s"] = {e.forward_bounds.lower.value(), e.forward_bounds.upper.value()};

@@ -13,9 +13,10 @@
 //   lstm:hidden=1024,batch=128,steps=25[,input=1024][,skip_input=0|1]   (also gru: and rnn:, ReLU or tanh)
 //       One recurrent layer as cuDNN runs it (ops::recurrent) over `steps` steps of `input` features (default
 //       hidden); skip_input=1 adds the input to the gates without input weights (CUDNN_SKIP_INPUT, DeepBench's).
-//   gpt[:layers=12][,hidden=768][,heads=12][,seq=1024][,vocab=50257][,recompute=0|1]
+//   gpt[:layers=12][,hidden=768][,heads=12][,seq=1024][,vocab=50257][,recompute=0|1][,tp=1]
 //       A GPT as Megatron-LM trains it (zoo::gpt; the defaults are GPT-2 small's), one sequence per sample;
-//       recompute=1 runs each transformer layer's forward pass again in the backward pass.
+//       recompute=1 runs each transformer layer's forward pass again in the backward pass; tp=t builds one
+//       GPU's part of it split over t GPUs (tensor parallelism).
 //   <zoo name>[:resolution=224][,classes=1000]
 //       zoo::find(name)->build(options).
 //
@@ -197,8 +198,9 @@ inline gpt_config gpt_spec(std::string_view spec, std::string_view list) {
     const auto v = spec_values(spec, "gpt", list,
                                {{"layers", false, d.layers, 1, spec_any}, {"hidden", false, d.hidden, 1, spec_any},
                                 {"heads", false, d.heads, 1, spec_any}, {"seq", false, d.sequence, 1, spec_any},
-                                {"vocab", false, d.vocabulary, 1, spec_any}, {"recompute", false, 0, 0, 1}});
-    return {v[0], v[1], v[2], v[3], v[4], v[5] == 1};
+                                {"vocab", false, d.vocabulary, 1, spec_any}, {"recompute", false, 0, 0, 1},
+                                {"tp", false, d.tensor_parallel, 1, 1024}});
+    return {v[0], v[1], v[2], v[3], v[4], v[5] == 1, static_cast<int>(v[6])};
 }
 
 inline bool recurrent_name(std::string_view name) { return name == "lstm" || name == "gru" || name == "rnn"; }
