@@ -25,7 +25,7 @@ add_test(NAME cli_eta_retarget_table
 set_tests_properties(cli_eta_retarget_table PROPERTIES PASS_REGULAR_EXPRESSION
   "on h100-sxm5-80gb: x 0\\.[0-9]+, the ratio of alexnet's predicted steps.*remaining .*95% band")
 
-cli_fails(eta_no_total "lightning-progress.log: the log does not say how many iterations the job has; give --total"
+cli_fails(eta_no_total "lightning-progress.log: the log does not say how many iterations the job has. give --total"
           eta --log ${examples_data}/lightning-progress.log)
 cli_fails(eta_not_a_log "CMakeLists.txt:1: expected '<time> <iteration>\\[/<total>\\]'" eta --log ${PROJECT_SOURCE_DIR}/CMakeLists.txt)
 cli_fails(eta_missing_file "no-such.log: cannot read the file" eta --log ${examples_data}/no-such.log)

@@ -28,7 +28,7 @@ if(Python3_FOUND)
   add_test(NAME cli_validate_beats_paleo_compat
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_beats_baseline.py $<TARGET_FILE:steptime_cli>
                    ${validation}/calibration.csv ${validation}/cases.csv)
-  set_tests_properties(cli_validate_beats_paleo_compat PROPERTIES PASS_REGULAR_EXPRESSION "5 categories, kernel better on all; paleo-compat predicts none of kernel_rnn, llm_large_scale")
+  set_tests_properties(cli_validate_beats_paleo_compat PROPERTIES PASS_REGULAR_EXPRESSION "5 categories, kernel better on all. paleo-compat predicts none of kernel_rnn, llm_large_scale")
 endif()
 # validate_fails(NAME TEXT REGEX): validate against calibration.csv with the cases TEXT, written to NAME-cases.csv,
 # fails with an error whose message matches REGEX.
