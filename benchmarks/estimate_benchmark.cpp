@@ -1,5 +1,5 @@
 // Benchmarks of the hot paths: one training-step estimate (AlexNet with both PALEO cost models, Inception
-// v3), graph construction (PALEO JSON text in memory, the builder API), a sweep, wave scaling of one
+// v3, ResNet-152 and a tensor-parallel GPT with the default model), graph construction (PALEO JSON text in memory, the builder API), a sweep, wave scaling of one
 // kernel, a remaining-time estimate and a Pareto front.
 #include <steptime/io.hpp>
 #include <steptime/steptime.hpp>
@@ -20,11 +20,11 @@ const steptime::device& bench_device() { return steptime::devices::get("v100-sxm
 
 // One estimate of a whole training step (every layer, both passes, the update and the bounds).
 template <class Model>
-void estimate_step(benchmark::State& state, const steptime::network& net) {
+void estimate_step(benchmark::State& state, const steptime::network& net, const steptime::estimate_options& opt = {}) {
     const steptime::device& dev = bench_device();
     const Model model{};
     for (auto _ : state) {
-        auto r = steptime::estimate(net, dev, model);
+        auto r = steptime::estimate(net, dev, model, opt);
         benchmark::DoNotOptimize(r);
     }
     state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(net.size()));  // layers/s
@@ -54,6 +54,31 @@ void BM_estimate_resnet152_kernel(benchmark::State& state) {
     estimate_step<steptime::cost::kernel>(state, net);
 }
 BENCHMARK(BM_estimate_resnet152_kernel);
+
+// Megatron's GPT 7.5B on one GPU of a tensor-parallel group of 4 (LLM-003: 36 recomputed layers, 16 sequences of
+// 2048 tokens, mixed precision), with the default model, alone and as one of 32 data-parallel workers whose
+// hierarchical gradient exchange overlaps the backward pass in 25 MB buckets.
+const steptime::network& gpt_7_5b() {
+    static const steptime::network net = steptime::zoo::gpt({36, 4096, 32, 2048, 51200, true, 4});
+    return net;
+}
+constexpr steptime::estimate_options gpt_options{16, steptime::element_type::fp16, steptime::element_type::fp16};
+
+void BM_estimate_gpt_7_5b_kernel(benchmark::State& state) { estimate_step<steptime::cost::kernel>(state, gpt_7_5b(), gpt_options); }
+BENCHMARK(BM_estimate_gpt_7_5b_kernel);
+
+void BM_estimate_gpt_7_5b_data_parallel(benchmark::State& state) {
+    using namespace steptime;
+    const collective_model comm{collective::hierarchical, links::get("ib-hdr"), links::get("nvlink3"), 2};
+    const data_parallel dp{32, scaling::weak, overlap::backward};
+    const device& dev = bench_device();
+    for (auto _ : state) {
+        auto r = estimate(gpt_7_5b(), dev, cost::kernel{}, comm, dp, gpt_options);
+        benchmark::DoNotOptimize(r);
+    }
+    state.counters["layers"] = static_cast<double>(gpt_7_5b().size());
+}
+BENCHMARK(BM_estimate_gpt_7_5b_data_parallel);
 
 // Graph construction from PALEO JSON text in memory: parsing, block expansion, shape inference.
 void parse_json(benchmark::State& state, const std::string& path) {

@@ -119,6 +119,8 @@ inline device at_clock(device d, hertz f) {
     for (auto* peak : {&d.peak.tf32_tensor, &d.peak.fp16_tensor, &d.peak.bf16_tensor, &d.peak.fp8_tensor, &d.peak.fp16})
         if (*peak) **peak *= s;
     d.peak.fp32 *= s;
+    if (const auto at = d.name.rfind('@'); at != std::string::npos && d.name.ends_with("MHz"))
+        d.name.resize(at);  // a device clocked again is named by its last clock
     d.name += '@';  // appended piece by piece: GCC 12 warns falsely on "@" + std::string
     d.name += std::to_string(std::lround(f.value() / 1e6));
     d.name += "MHz";

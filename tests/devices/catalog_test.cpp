@@ -222,6 +222,10 @@ TEST_CASE("at_clock: compute peaks follow the clock, the memory's bandwidth and 
     CHECK(to_double(*half.peak.fp16) == doctest::Approx(to_double(*v100.peak.fp16) / 2));
     CHECK(to_double(half.peak.fp32) / to_double(*half.boost_clock) == doctest::Approx(to_double(v100.peak.fp32) / 1530e6));
     CHECK_THROWS_AS(at_clock(v100, steptime::megahertz_of(0)), steptime::invalid_device);
+    // Clocked again, from 765 MHz to 1530: the boost's peaks again, and the name of the last clock only.
+    const device back = at_clock(half, steptime::megahertz_of(1530));
+    CHECK(back.name == "v100-sxm2-16gb@1530MHz");
+    CHECK(to_double(*back.peak.fp16_tensor) == doctest::Approx(125 * tera));
 }
 
 TEST_CASE("SM counts agree with Habitat's devices.yml (num_sms from cudaGetDeviceProperties)") {
