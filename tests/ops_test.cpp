@@ -326,6 +326,12 @@ TEST_CASE("softmax and softmax_cross_entropy") {
     // 6 per logit forward; keeps the probabilities (16,000 B) and writes 4 losses (16 B).
     CHECK_WORK(work(loss, phase::forward, l, 4), 24'000.0, 16'000.0, 16'016.0);
     CHECK_WORK(work(loss, phase::backward_data, l, 4), 4'000.0, 16'000.0, 16'000.0);  // dx = p - onehot
+    // Megatron-LM's FP32 passes over FP16 logits, 4,000 of them: forward reads 2 B each to cast and 4 B each for
+    // max, subtract, exp, sum and divide (22 B), writes 4 B each for the cast, subtract, exp and divide and 4 FP32
+    // losses (64,016 B); backward scales in place (reads and writes 4 B) and casts back (reads 4 B, writes 2).
+    const ops::softmax_cross_entropy fp32_loss{true};
+    CHECK_WORK(work(fp32_loss, phase::forward, l, 4, 2), 24'000.0, 88'000.0, 64'016.0);
+    CHECK_WORK(work(fp32_loss, phase::backward_data, l, 4, 2), 4'000.0, 32'000.0, 24'000.0);
 }
 
 TEST_CASE("concat: a copy into the joint tensor") {

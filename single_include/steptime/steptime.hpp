@@ -1641,6 +1641,10 @@ struct softmax {
 // Softmax followed by the cross-entropy with integer labels; one loss value per sample.
 struct softmax_cross_entropy {
     static constexpr std::string_view kind = "softmax_cross_entropy";
+    // As Megatron-LM computes a language model's loss without --fp16-lm-cross-entropy (its default; the
+    // vocab-parallel cross entropy): the logits cast to FP32, then max, subtract, exp, sum and normalize as
+    // passes of their own over them; going back, the probabilities scaled by the loss's gradient and cast back.
+    bool fp32_passes = false;
 
     tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
         detail::require_inputs(in, 1, layer);
@@ -1649,6 +1653,13 @@ struct softmax_cross_entropy {
     std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, x = detail::elems(a.inputs[0]) * a.batch;
+        if (fp32_passes) switch (p) {
+                // reads: the logits to cast, then 4 B each by max, subtract, exp, sum and divide;
+                // writes: the cast, subtract, exp and divide (in place), and the losses
+                case phase::forward: return {6 * x, (e + 20) * x, 16 * x + 4 * a.batch};
+                case phase::backward_data: return {x, 8 * x, (4 + e) * x};  // p - onehot scaled in place, cast back
+                case phase::backward_weights: return {};
+            }
         switch (p) {
             case phase::forward: return {6 * x, e * x, e * x + e * a.batch};  // softmax, log; keeps probabilities
             case phase::backward_data: return {x, e * x, e * x};               // dx = p - onehot(label)
@@ -4648,12 +4659,12 @@ inline std::string_view trim(std::string_view s) {
 // ---- begin steptime/zoo/gpt.hpp ----
 // steptime/zoo/gpt.hpp: GPT decoder-only transformers (Radford et al. 2019) as Megatron-LM trains them
 // (Shoeybi et al. 2019; Narayanan et al., SC21): learned position embeddings, pre-norm blocks of fused-QKV
-// attention and a 4h GELU MLP with dropout on both residual branches, a final layer norm and output logits
-// tied to the token embedding. With tensor parallelism over t GPUs the network is one GPU's part, split as
-// Megatron-LM splits it (Shoeybi et al. 2019, section 3): the QKV projection and the first MLP layer by columns
-// (heads and 4h divided by t), the attention output projection and the second MLP layer by rows, each followed
-// by an all-reduce of its output; the vocabulary of the embedding and the logits divided by t; layer norms,
-// dropouts and residual adds repeated on every GPU.
+// attention and a 4h GELU MLP with dropout on both residual branches, a final layer norm, output logits tied
+// to the token embedding, and the loss over them in FP32. With tensor parallelism over t GPUs the network is
+// one GPU's part, split as Megatron-LM splits it (Shoeybi et al. 2019, section 3): the QKV projection and the
+// first MLP layer by columns (heads and 4h divided by t), the attention output projection and the second MLP
+// layer by rows, each followed by an all-reduce of its output; the vocabulary of the embedding and the logits
+// divided by t; layer norms, dropouts and residual adds repeated on every GPU.
 
 
 
@@ -4743,7 +4754,7 @@ Net gpt(const gpt_config& g) {
     ops::dense logits = linear(g.vocabulary / t);
     logits.bias = false;
     logits.tied = true;  // the token embedding's table
-    chain<Net>(net, x).then("ln_f", ops::layer_norm{}).then("logits", logits).then("loss", ops::softmax_cross_entropy{});
+    chain<Net>(net, x).then("ln_f", ops::layer_norm{}).then("logits", logits).then("loss", ops::softmax_cross_entropy{true});
     reduce("logits", group_all_reduce::input_gradient);
     return net;
 }

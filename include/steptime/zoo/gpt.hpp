@@ -1,11 +1,11 @@
 // steptime/zoo/gpt.hpp: GPT decoder-only transformers (Radford et al. 2019) as Megatron-LM trains them
 // (Shoeybi et al. 2019; Narayanan et al., SC21): learned position embeddings, pre-norm blocks of fused-QKV
-// attention and a 4h GELU MLP with dropout on both residual branches, a final layer norm and output logits
-// tied to the token embedding. With tensor parallelism over t GPUs the network is one GPU's part, split as
-// Megatron-LM splits it (Shoeybi et al. 2019, section 3): the QKV projection and the first MLP layer by columns
-// (heads and 4h divided by t), the attention output projection and the second MLP layer by rows, each followed
-// by an all-reduce of its output; the vocabulary of the embedding and the logits divided by t; layer norms,
-// dropouts and residual adds repeated on every GPU.
+// attention and a 4h GELU MLP with dropout on both residual branches, a final layer norm, output logits tied
+// to the token embedding, and the loss over them in FP32. With tensor parallelism over t GPUs the network is
+// one GPU's part, split as Megatron-LM splits it (Shoeybi et al. 2019, section 3): the QKV projection and the
+// first MLP layer by columns (heads and 4h divided by t), the attention output projection and the second MLP
+// layer by rows, each followed by an all-reduce of its output; the vocabulary of the embedding and the logits
+// divided by t; layer norms, dropouts and residual adds repeated on every GPU.
 #pragma once
 
 #include <string>
@@ -98,7 +98,7 @@ Net gpt(const gpt_config& g) {
     ops::dense logits = linear(g.vocabulary / t);
     logits.bias = false;
     logits.tied = true;  // the token embedding's table
-    chain<Net>(net, x).then("ln_f", ops::layer_norm{}).then("logits", logits).then("loss", ops::softmax_cross_entropy{});
+    chain<Net>(net, x).then("ln_f", ops::layer_norm{}).then("logits", logits).then("loss", ops::softmax_cross_entropy{true});
     reduce("logits", group_all_reduce::input_gradient);
     return net;
 }
