@@ -453,9 +453,23 @@ TEST_CASE("gpt: a tensor-parallel step pays its ring all-reduces over the node's
     CHECK(to_double(backward) == doctest::Approx(5 * ring).epsilon(1e-12));
     CHECK(to_double(e.group_communication) == doctest::Approx(10 * ring).epsilon(1e-12));
     CHECK(e.tensor_parallel == 2);
-    // Recompute runs the layers' forward all-reduces again: 2 more per layer.
-    CHECK(to_double(estimate(recomputed, dev, cost::paleo{}, opt).group_communication) ==
-          doctest::Approx(14 * ring).epsilon(1e-12));
+    // Recompute runs the layers' forward all-reduces again, in the backward pass: 2 more per layer.
+    const auto er = estimate(recomputed, dev, cost::paleo{}, opt);
+    CHECK(to_double(er.group_communication) == doctest::Approx(14 * ring).epsilon(1e-12));
+    seconds backward_again{};
+    double kernels = 0, kernels_again = 0;
+    for (std::size_t i = 0; i < er.layers.size(); ++i) {
+        backward_again += er.layers[i].backward.remote;
+        kernels += e.layers[i].backward.kernels;
+        kernels_again += er.layers[i].backward.kernels;
+    }
+    CHECK(to_double(backward_again) == doctest::Approx(9 * ring).epsilon(1e-12));
+    CHECK(kernels_again > kernels);
+    // A network marked split over GPUs whose layers never all-reduce is refused, not priced as if alone.
+    network unmarked = zoo::gpt({2, 64, 4, 32, 128, false});
+    unmarked.tensor_parallel = 2;
+    CHECK(test_support::message_of<invalid_model>([&] { (void)estimate(unmarked, dev, cost::paleo{}, opt); })
+              .find("marks no layer to all-reduce") != std::string::npos);
     // A given link replaces the device's: PCIe 3.0 x16 (15.75 GB/s, 1 us).
     estimate_options pcie = opt;
     pcie.tensor_link = links::get("pcie3-x16");

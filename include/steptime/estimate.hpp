@@ -120,7 +120,8 @@ std::optional<network_link> tensor_group_link(const Net& net, const device& dev,
     if (!dev.intra_node_link)
         throw invalid_argument("network '" + net.name() + "' is split over " + std::to_string(net.tensor_parallel) +
                                " GPUs (tensor parallelism), but device '" + dev.name +
-                               "' has no intra_node_link to all-reduce over and no tensor link was given");
+                               "' has no intra_node_link to all-reduce over (give one: estimate_options::tensor_link, "
+                               "the CLI's --intra-network)");
     return network_link{"intra-node", *dev.intra_node_link, microseconds_of(2.0), "the device's intra_node_link"};
 }
 }  // namespace detail
@@ -170,6 +171,9 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parameters = model.parameters(net);
     r.update = model.update(r.parameters, ctx).total();
     r.total = r.forward + r.backward + r.update;
+    if (group && r.group_communication.value() == 0)  // a split network whose parts never combine their results
+        throw invalid_model("network '" + net.name() + "' is split over " + std::to_string(net.tensor_parallel) +
+                            " GPUs (tensor parallelism) but marks no layer to all-reduce (network::all_reduce)");
     r.forward_bounds = pass_bounds(net, fwd);
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));

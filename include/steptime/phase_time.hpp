@@ -84,7 +84,8 @@ layer_time selected_passes(const Net& net, typename Net::vertex v, const Model& 
 }  // namespace detail
 
 // Per layer and in total, the selected passes of one step on one device, checked as estimate() checks
-// its arguments. There is no weight update and no framework kernel: kernel benchmarks time the passes alone.
+// its arguments. There is no weight update and no framework kernel: kernel benchmarks time the passes alone,
+// without a recomputed layer's second forward pass or a tensor-parallel layer's all-reduce.
 template <class Net, class Model>
     requires CostModel<Model, Net>
 phase_estimate estimate_phases(const Net& net, const device& dev, const Model& model, pass_selection passes,

@@ -1373,8 +1373,14 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
             if (c.text(k, *overlap) != "none" && c.text(k, *overlap) != "backward") throw c.bad(k, *overlap, "none or backward");
             m.overlap = c.text(k, *overlap) == "backward";
         }
-        if (const auto g = zoo::gpt_config_of(m.model)) {  // tensor parallelism: each worker a group of tp GPUs
-            const int t = m.tensor_parallel = g->tensor_parallel;
+        std::optional<zoo::gpt_config> gpt;
+        try {
+            gpt = zoo::gpt_config_of(m.model);
+        } catch (const invalid_argument& e) {
+            throw parse_error(c.where(c.line(k)) + "row " + m.id + ": " + e.what());
+        }
+        if (gpt) {  // tensor parallelism: each worker a group of tp GPUs
+            const int t = m.tensor_parallel = gpt->tensor_parallel;
             if (m.gpus % t != 0) throw p.bad(r, gpus, "a multiple of the model's tp=" + std::to_string(t) + " (GPUs per worker)");
             if (m.gpus_per_node % t != 0)
                 throw c.bad(k, *per_node, "a multiple of the model's tp=" + std::to_string(t) + " (a worker's GPUs share a node)");
@@ -1407,10 +1413,9 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
         }
         double step_flops = 0;  // tflops_per_gpu: the step's FLOPs by the paper's formula, all GPUs together
         if (m.metric == published_metric::tflops_per_gpu) {
-            const auto g = zoo::gpt_config_of(m.model);
-            if (!g) throw c.bad(k, model, "a gpt: spec (metric tflops_per_gpu divides the FLOPs of a GPT by Narayanan et al.)");
+            if (!gpt) throw c.bad(k, model, "a gpt: spec (metric tflops_per_gpu divides the FLOPs of a GPT by Narayanan et al.)");
             // Every group of tp GPUs a data-parallel worker of batch_per_gpu sequences (Megatron's micro-batch).
-            step_flops = g->paper_flops(static_cast<double>(m.gpus / m.tensor_parallel) * static_cast<double>(m.batch));
+            step_flops = gpt->paper_flops(static_cast<double>(m.gpus / m.tensor_parallel) * static_cast<double>(m.batch));
         }
         const double v = p.positive(r, value, "a positive measurement");
         const double gpus = static_cast<double>(m.gpus);

@@ -3428,7 +3428,8 @@ std::optional<network_link> tensor_group_link(const Net& net, const device& dev,
     if (!dev.intra_node_link)
         throw invalid_argument("network '" + net.name() + "' is split over " + std::to_string(net.tensor_parallel) +
                                " GPUs (tensor parallelism), but device '" + dev.name +
-                               "' has no intra_node_link to all-reduce over and no tensor link was given");
+                               "' has no intra_node_link to all-reduce over (give one: estimate_options::tensor_link, "
+                               "the CLI's --intra-network)");
     return network_link{"intra-node", *dev.intra_node_link, microseconds_of(2.0), "the device's intra_node_link"};
 }
 }  // namespace detail
@@ -3478,6 +3479,9 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parameters = model.parameters(net);
     r.update = model.update(r.parameters, ctx).total();
     r.total = r.forward + r.backward + r.update;
+    if (group && r.group_communication.value() == 0)  // a split network whose parts never combine their results
+        throw invalid_model("network '" + net.name() + "' is split over " + std::to_string(net.tensor_parallel) +
+                            " GPUs (tensor parallelism) but marks no layer to all-reduce (network::all_reduce)");
     r.forward_bounds = pass_bounds(net, fwd);
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
@@ -3571,7 +3575,8 @@ layer_time selected_passes(const Net& net, typename Net::vertex v, const Model& 
 }  // namespace detail
 
 // Per layer and in total, the selected passes of one step on one device, checked as estimate() checks
-// its arguments. There is no weight update and no framework kernel: kernel benchmarks time the passes alone.
+// its arguments. There is no weight update and no framework kernel: kernel benchmarks time the passes alone,
+// without a recomputed layer's second forward pass or a tensor-parallel layer's all-reduce.
 template <class Net, class Model>
     requires CostModel<Model, Net>
 phase_estimate estimate_phases(const Net& net, const device& dev, const Model& model, pass_selection passes,
@@ -4663,8 +4668,9 @@ inline std::string_view trim(std::string_view s) {
 // to the token embedding, and the loss over them in FP32. With tensor parallelism over t GPUs the network is
 // one GPU's part, split as Megatron-LM splits it (Shoeybi et al. 2019, section 3): the QKV projection and the
 // first MLP layer by columns (heads and 4h divided by t), the attention output projection and the second MLP
-// layer by rows, each followed by an all-reduce of its output; the vocabulary of the embedding and the logits
-// divided by t; layer norms, dropouts and residual adds repeated on every GPU.
+// layer by rows; the vocabulary of the embedding and the logits divided by t; layer norms, dropouts and residual
+// adds repeated on every GPU. The parts all-reduce the outputs of the embedding and the row-split layers going
+// forward, and the gradients of the column-split layers' inputs going backward.
 
 
 
@@ -4704,8 +4710,8 @@ Net gpt(const gpt_config& g) {
     for (const auto& [what, n] : {std::pair{"heads", g.heads}, {"hidden", g.hidden}, {"vocab", g.vocabulary}})
         if (n % t != 0)
             throw invalid_model(std::string("gpt: ") + what + " " + std::to_string(n) + " does not split over " +
-                                std::to_string(t) + " GPUs (tensor parallelism; Megatron pads the vocabulary to a "
-                                "multiple of 128 t)");
+                                std::to_string(t) + " GPUs (tensor parallelism" +
+                                (std::string_view(what) == "vocab" ? "; Megatron pads the vocabulary to a multiple of 128 t)" : ")"));
     Net net(g.name());
     net.tensor_parallel = t;
     const std::int64_t h = g.hidden;

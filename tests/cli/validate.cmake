@@ -57,6 +57,8 @@ validate_fails(tp_of_gpus "id,model,device\nLLM-001,\"gpt:layers=24,hidden=2304,
                "calibration.csv:[0-9]+: column 'num_gpus': '32', expected a multiple of the model's tp=3")
 validate_fails(tp_of_node "id,model,device,gpus_per_node\nLLM-002,\"gpt:layers=30,hidden=3072,heads=32,seq=2048,vocab=51200,tp=2\",a100-sxm4-80gb,3\n"
                "tp_of_node-cases.csv:2: column 'gpus_per_node': '3', expected a multiple of the model's tp=2")
+validate_fails(bad_gpt_spec "id,model,device\nLLM-001,gpt:tp=0,a100-sxm4-80gb\n"
+               "bad_gpt_spec-cases.csv:2: row LLM-001: model spec 'gpt:tp=0': key 'tp' is 0, expected a positive integer up to 1024")
 validate_fails(bad_overlap "id,model,device,overlap\nDLE-008,resnet50,v100-sxm2-16gb,sometimes\n"
                "bad_overlap-cases.csv:2: column 'overlap': 'sometimes', expected none or backward")
 # An all-reduce row names its buffer and its link; a network's row is no all-reduce.

@@ -86,7 +86,8 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
                 << fixed(e.gradient_bytes.value() / 1e6, 1) << " MB over " << p.networks.front().name << " ("
                 << describe(p.networks.front(), p.compat) << ")";
             if (p.comms.front() == collective::hierarchical)
-                out << ", " << p.gpus_per_node << " GPUs per node over " << p.intra_node.name;
+                out << ", " << p.gpus_per_node << " GPUs per node over " << p.intra_node.name
+                    << (e.tensor_parallel > 1 ? " (" + std::to_string(p.gpus_per_node / e.tensor_parallel) + " workers)" : "");
             out << "\n";
             if (p.overlap_with == overlap::backward)
                 out << "exposed comm   " << pad_left(ms(e.exposed_communication), 12)

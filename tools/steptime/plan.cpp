@@ -108,12 +108,14 @@ std::vector<network_link> make_networks(const options& o, parallelism par, bool 
     return nets;
 }
 
-// --intra-network and --gpus-per-node, the node of a hierarchical collective; the others take neither.
-void set_node(const options& o, bool hierarchical, network_link& intra_node, int& gpus_per_node) {
+// --intra-network and --gpus-per-node, the node of a hierarchical collective; the others take neither, but
+// for the link of a tensor-parallel model's groups.
+void set_node(const options& o, bool hierarchical, network_link& intra_node, int& gpus_per_node, bool tensor_parallel = false) {
     if (!hierarchical) {
-        if (o.intra_network || o.gpus_per_node)
-            throw invalid_argument(std::string(o.intra_network ? "--intra-network" : "--gpus-per-node") +
-                                   " applies to --comm hierarchical only");
+        if ((o.intra_network && !tensor_parallel) || o.gpus_per_node)
+            throw invalid_argument(std::string(o.gpus_per_node ? "--gpus-per-node applies to --comm hierarchical only"
+                                                               : "--intra-network applies to --comm hierarchical or "
+                                                                 "a tensor-parallel model (gpt:...,tp=N) only"));
         return;
     }
     intra_node = load_link(o.intra_network.value_or("nvlink3"), "--intra-network");
@@ -194,8 +196,9 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                        " per step (default: the model's own batch): per worker under weak scaling, split among the "
                        "workers under strong scaling");
     cmd.add_option("--workers,-w", o.workers,
-                   axis("workers (GPUs), 1 to 1000000 (default 1)",
-                        "comma list of worker counts (GPUs), 1 to 1000000 (default PALEO's 1,2,4,8,16,32,64,128)"));
+                   axis("workers (GPUs; of a tp=N model's N GPUs each), 1 to 1000000 (default 1)",
+                        "comma list of worker counts (GPUs; of a tp=N model's N GPUs each), 1 to 1000000 (default "
+                        "PALEO's 1,2,4,8,16,32,64,128)"));
     cmd.add_option("--parallelism", o.parallelism, lists ? "data (default) or hybrid" : "data (default), model or hybrid")
         ->check(CLI::IsMember(lists ? std::vector<std::string>{"data", "hybrid"}
                                     : std::vector<std::string>{"data", "model", "hybrid"}));
@@ -210,7 +213,9 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                        " (default ethernet-100g, or paleo:ethernet20 with paleo-compat)");
     cmd.add_option("--bandwidth", o.bandwidth, "a link of this bandwidth instead of a preset, e.g. 25Gbps or 12.5GB/s");
     cmd.add_option("--latency", o.latency, "the latency of the --bandwidth link, e.g. 5us (default 0)");
-    cmd.add_option("--intra-network", o.intra_network, "hierarchical: link between the GPUs of a node (default nvlink3)");
+    cmd.add_option("--intra-network", o.intra_network,
+                   "link between the GPUs of a node: hierarchical's (default nvlink3), and a tp=N model's groups' "
+                   "(default the device's intra_node_link)");
     cmd.add_option("--gpus-per-node", o.gpus_per_node, "hierarchical: GPUs per node (default 8)");
     cmd.add_option("--overlap", o.overlap, "none (default) or backward (gradients exchanged in buckets during the backward pass)")
         ->check(CLI::IsMember({"none", "backward"}));
@@ -303,7 +308,12 @@ plan make_plan(const options& o, bool lists) {
     p.overlap_with = ov;
     p.compat = compat;
     p.ppp_comm = ratio_of(o.ppp_comm.value_or(1.0));
-    set_node(o, hierarchical, p.intra_node, p.gpus_per_node);
+    const int t = p.net.tensor_parallel;
+    set_node(o, hierarchical, p.intra_node, p.gpus_per_node, t > 1);
+    if (t > 1 && o.intra_network) p.tensor_link = load_link(*o.intra_network, "--intra-network");
+    if (t > 1 && hierarchical && p.gpus_per_node % t != 0)
+        throw invalid_argument("--gpus-per-node " + std::to_string(p.gpus_per_node) + ": the model's workers are groups of " +
+                               std::to_string(t) + " GPUs (tp=" + std::to_string(t) + "), which must fill whole nodes");
     return p;
 }
 
@@ -322,11 +332,11 @@ std::string_view plan::cost_name() const {
 }
 
 collective_model plan::comm_model(collective c, const network_link& network) const {
-    return {c, network, intra_node, gpus_per_node, ppp_comm, compat};
+    return {c, network, intra_node, gpus_per_node / net.tensor_parallel, ppp_comm, compat};  // workers per node
 }
 
 step_estimate plan::run(const device& dev, const collective_model& comm, int workers, std::int64_t batch) const {
-    const estimate_options opt{batch, precision, gradients};
+    const estimate_options opt{batch, precision, gradients, tensor_link};
     if (parallel == parallelism::data && scale == scaling::strong) {
         const std::int64_t b = batch == 0 ? net.native_batch : batch;
         if (b < workers)

@@ -61,7 +61,8 @@ struct plan {
     scaling scale = scaling::weak;
     overlap overlap_with = overlap::none;
     network_link intra_node{};
-    int gpus_per_node = 8;
+    int gpus_per_node = 8;  // GPUs, not workers: a tensor-parallel model's workers are groups of its tp GPUs
+    std::optional<network_link> tensor_link{};  // --intra-network for a tensor-parallel model's groups
     ratio ppp_comm = ratio_of(1.0);
     bool compat = false;
 

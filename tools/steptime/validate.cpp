@@ -83,7 +83,7 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
     if (c.gpus > 1 && c.overlap && po.cost_model != "paleo-compat") po.overlap = "backward";
     if (c.gpus_per_node > 0) {
         po.comms = "hierarchical";
-        po.gpus_per_node = std::to_string(c.gpus_per_node / c.tensor_parallel);  // a worker's group shares a node
+        po.gpus_per_node = std::to_string(c.gpus_per_node);
     }
     // An all-reduce alone (DeepBench's) runs the collective that predict's data parallelism uses.
     if (c.metric == io::published_metric::all_reduce_ms) {

@@ -4,8 +4,9 @@
 // to the token embedding, and the loss over them in FP32. With tensor parallelism over t GPUs the network is
 // one GPU's part, split as Megatron-LM splits it (Shoeybi et al. 2019, section 3): the QKV projection and the
 // first MLP layer by columns (heads and 4h divided by t), the attention output projection and the second MLP
-// layer by rows, each followed by an all-reduce of its output; the vocabulary of the embedding and the logits
-// divided by t; layer norms, dropouts and residual adds repeated on every GPU.
+// layer by rows; the vocabulary of the embedding and the logits divided by t; layer norms, dropouts and residual
+// adds repeated on every GPU. The parts all-reduce the outputs of the embedding and the row-split layers going
+// forward, and the gradients of the column-split layers' inputs going backward.
 #pragma once
 
 #include <string>
@@ -48,8 +49,8 @@ Net gpt(const gpt_config& g) {
     for (const auto& [what, n] : {std::pair{"heads", g.heads}, {"hidden", g.hidden}, {"vocab", g.vocabulary}})
         if (n % t != 0)
             throw invalid_model(std::string("gpt: ") + what + " " + std::to_string(n) + " does not split over " +
-                                std::to_string(t) + " GPUs (tensor parallelism; Megatron pads the vocabulary to a "
-                                "multiple of 128 t)");
+                                std::to_string(t) + " GPUs (tensor parallelism" +
+                                (std::string_view(what) == "vocab" ? "; Megatron pads the vocabulary to a multiple of 128 t)" : ")"));
     Net net(g.name());
     net.tensor_parallel = t;
     const std::int64_t h = g.hidden;
