@@ -53,7 +53,10 @@ struct step_estimate {
     std::int64_t batch = 0;             // samples per step, all workers together
     std::int64_t batch_per_worker = 0;
     int workers = 1;
-    int tensor_parallel = 1;  // GPUs per worker, each layer split across them; parameters and activations are one GPU's
+    int tensor_parallel = 1;  // GPUs per stage, each layer split across them; parameters and activations are one GPU's
+    int pipeline_stages = 1;  // stages per worker, each a group of tensor_parallel GPUs holding consecutive layers
+    int micro_batches = 1;    // a pipeline's micro-batches per step (batch_per_worker of them together)
+    int chunks_per_stage = 1;  // the model chunks each stage holds (Megatron-LM's interleaved schedule)
     element_type precision = element_type::fp32;
     seconds forward{};        // sum over layers, or the host's time to issue their kernels if longer
     seconds backward{};       // likewise, both gradients, and the forward passes of recomputed layers
@@ -61,17 +64,24 @@ struct step_estimate {
     seconds communication{};  // gradient exchange between workers (zero on one device)
     seconds exposed_communication{};  // the part of it not hidden behind the backward pass
     seconds group_communication{};    // a tensor-parallel group's all-reduces, inside forward and backward
-    seconds total{};          // forward + backward + update + exposed communication
+    // A pipeline: forward and backward are its busiest stage's over the step's micro-batches; it also sends
+    // activations and their gradients between stages, and idles while the pipeline fills and drains.
+    seconds pipeline_communication{};
+    seconds bubble{};
+    seconds total{};          // forward + backward + pipeline communication + bubble + update + exposed communication
+
+    int gpus_per_worker() const { return tensor_parallel * pipeline_stages; }
+    bool pipelined() const { return pipeline_stages > 1 || micro_batches > 1 || chunks_per_stage > 1; }
 
     double throughput() const { return static_cast<double>(batch) / total.value(); }  // samples per second
     time_bounds forward_bounds{};
     time_bounds backward_bounds{};
     std::int64_t parameters = 0;
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
-    bytes gradient_bytes{};   // what one worker exchanges per step: a gradient per parameter
+    bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
     bytes activation_bytes{};  // every layer's output for the whole batch
-    std::vector<layer_estimate> layers{};  // in topological order
-    std::vector<step_part> parts{};        // hybrid parallelism: data-parallel and model-parallel layers
+    std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
+    std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages
 };
 
 namespace detail {

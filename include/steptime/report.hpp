@@ -35,11 +35,12 @@ inline std::string pad_left(std::string s, std::size_t w) {
 }
 }  // namespace detail
 
-// Per-layer times and work, then the pass totals with their parallel bounds.
+// Per-layer times and work, then the pass totals with their parallel bounds (a pipeline: its bubble and sends).
 inline void write_table(std::ostream& out, const step_estimate& e) {
     using namespace detail;
     out << e.model << " on " << e.device << ", batch " << e.batch << ", " << to_string(e.precision) << ", "
-        << e.cost_model << " cost model\n\n";
+        << e.cost_model << " cost model" << (e.pipelined() ? "; layers per micro-batch of " + std::to_string(e.batch_per_worker / e.micro_batches) : "")
+        << "\n\n";
     // The cells first, so that each column is as wide as its widest cell.
     std::vector<std::array<std::string, 7>> rows{{"layer", "op", "fwd ms", "bwd ms", "fwd GFLOP", "bwd GFLOP", "share"}};
     const double step = e.total.value();
@@ -56,11 +57,18 @@ inline void write_table(std::ostream& out, const step_estimate& e) {
         for (std::size_t i = 2; i < w.size(); ++i) out << "  " << pad_left(r[i], w[i]);
         out << "\n";
     }
-    const auto bounds = [](const time_bounds& b) { return "   [parallel bound " + ms(b.lower) + ", sequential " + ms(b.upper) + "]"; };
+    const auto bounds = [&](const time_bounds& b) {
+        return e.pipelined() ? std::string("   (busiest stage, all micro-batches)")
+                             : "   [parallel bound " + ms(b.lower) + ", sequential " + ms(b.upper) + "]";
+    };
     out << "\nforward        " << pad_left(ms(e.forward), 12) << " ms" << bounds(e.forward_bounds) << "\n"
         << "backward       " << pad_left(ms(e.backward), 12) << " ms" << bounds(e.backward_bounds) << "\n"
         << "update         " << pad_left(ms(e.update), 12) << " ms\n"
-        << "communication  " << pad_left(ms(e.communication), 12) << " ms\n"
+        << "communication  " << pad_left(ms(e.communication), 12) << " ms\n";
+    if (e.pipelined())
+        out << "stage sends    " << pad_left(ms(e.pipeline_communication), 12) << " ms   (activations and their gradients)\n"
+            << "bubble         " << pad_left(ms(e.bubble), 12) << " ms   (the pipeline filling and draining)\n";
+    out
         << "step           " << pad_left(ms(e.total), 12) << " ms   (" << fixed(e.batch / step, 1) << " samples/s)\n"
         << "parameters     " << pad_left(std::to_string(e.parameters), 12) << "      ("
         << fixed(e.parameter_bytes.value() / 1e6, 1) << " MB), activations " << fixed(e.activation_bytes.value() / 1e6, 1)

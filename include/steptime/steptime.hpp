@@ -26,6 +26,7 @@
 #include "steptime/parallel/data_parallel.hpp"
 #include "steptime/parallel/hybrid.hpp"
 #include "steptime/parallel/model_parallel.hpp"
+#include "steptime/parallel/pipeline_parallel.hpp"
 #include "steptime/report.hpp"
 #include "steptime/zoo/zoo.hpp"
 #include "steptime/zoo/spec.hpp"

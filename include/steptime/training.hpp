@@ -49,7 +49,7 @@ inline seconds time_to_train(const training_run& run, const step_estimate& step)
 
 // GPU-hours: every GPU of every worker is busy for the whole run.
 inline double gpu_hours(const training_run& run, const step_estimate& step) {
-    return time_to_train(run, step).value() / 3600.0 * step.workers * step.tensor_parallel;
+    return time_to_train(run, step).value() / 3600.0 * step.workers * step.gpus_per_worker();
 }
 
 // One device's price: US dollars per GPU-hour, and where the figure comes from.

@@ -930,6 +930,9 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
     j["workers"] = e.workers;
     j["batch_per_worker"] = e.batch_per_worker;
     j["tensor_parallel"] = e.tensor_parallel;
+    j["pipeline_stages"] = e.pipeline_stages;
+    j["micro_batches"] = e.micro_batches;
+    j["chunks_per_stage"] = e.chunks_per_stage;
     j["precision"] = to_string(e.precision);
     j["cost_model"] = e.cost_model;
     j["forward_s"] = e.forward.value();
@@ -938,6 +941,8 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
     j["communication_s"] = e.communication.value();
     j["exposed_communication_s"] = e.exposed_communication.value();
     j["group_communication_s"] = e.group_communication.value();
+    j["pipeline_communication_s"] = e.pipeline_communication.value();
+    j["pipeline_bubble_s"] = e.bubble.value();
     j["step_s"] = e.total.value();
     j["throughput_samples_per_s"] = e.throughput();
     j["forward_bounds_s"] = {e.forward_bounds.lower.value(), e.forward_bounds.upper.value()};
@@ -1046,7 +1051,8 @@ inline calibration_profile load_calibration(const std::filesystem::path& path) {
 // steptime/io/published_csv.hpp: published measurements in validation/measured/calibration.csv's form,
 // joined by id with a cases file that says how steptime predicts each (validation/measured/cases.csv):
 //
-//   id,model,device[,precision][,layout][,library][,optimizer][,gradients][,phase][,link][,note]
+//   id,model,device[,precision][,layout][,library][,optimizer][,gradients][,phase][,link][,gpus_per_node][,overlap]
+//     [,pipeline_stages][,micro_batches][,chunks_per_stage][,note]
 //   (older cases files name the model column network)
 //   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it);
 //              for metric allreduce_ms, allreduce:bytes=N, the size of the buffer all-reduced; for metric
@@ -1065,10 +1071,15 @@ inline calibration_profile load_calibration(const std::filesystem::path& path) {
 //   gpus_per_node  a multi-GPU row's GPUs per node: the gradients are all-reduced hierarchically, inside each node
 //              over the device's own link, across nodes over `link` (default: one ring over `link`)
 //   overlap    a multi-GPU row's gradient exchange: backward (default: in buckets during the backward pass, as
-//              DDP and Horovod run it) or none (after the backward pass)
+//              DDP and Horovod run it) or none (after the backward pass; a pipeline's default and only choice)
+//   pipeline_stages, micro_batches, chunks_per_stage
+//              a step metric's pipeline: each data-parallel worker is pipeline_stages stages (of tp GPUs each),
+//              running micro_batches micro-batches of batch_per_gpu samples per step, chunks_per_stage model chunks
+//              per stage (Megatron-LM's interleaved schedule); default 1 each
 //
 // Only the rows the cases name are read, in the cases' order. Errors are parse_error "origin:line: ...".
 
+#include <tuple>
 
 // ---- begin steptime/detail/csv.hpp ----
 // steptime/detail/csv.hpp: a strict CSV table for the measurement readers. A header row names the
@@ -1236,7 +1247,8 @@ struct published_case {
     pass_selection passes{};  // what a kernel metric times: the cases' phase, else the metric's own
     std::string link{};
     int gpus_per_node = 0;  // 0: one ring over link
-    int tensor_parallel = 1;  // GPUs per data-parallel worker: a gpt: spec's tp
+    int tensor_parallel = 1;  // GPUs per pipeline stage: a gpt: spec's tp
+    int pipeline_stages = 1, micro_batches = 1, chunks_per_stage = 1;  // each worker's pipeline
     bool overlap = true;    // the gradient exchange overlaps the backward pass
     bytes all_reduce_size{};  // the buffer of an all_reduce_ms row
     std::optional<activation_layout> layout{};
@@ -1308,7 +1320,7 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
     constexpr std::string_view p_format = "calibration.csv's columns id,category,num_gpus,batch_per_gpu,metric,value,unit";
     constexpr std::string_view c_format =
         "the columns id,model,device[,precision][,layout][,library][,optimizer][,gradients][,phase][,link]"
-        "[,gpus_per_node][,overlap]";
+        "[,gpus_per_node][,overlap][,pipeline_stages][,micro_batches][,chunks_per_stage]";
     const std::size_t p_id = p.column("id", p_format), gpus = p.column("num_gpus", p_format),
                       batch = p.column("batch_per_gpu", p_format), metric = p.column("metric", p_format),
                       value = p.column("value", p_format), unit = p.column("unit", p_format);
@@ -1317,7 +1329,8 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
     const std::size_t model = c.find("model") ? *c.find("model") : c.column("network", c_format);
     const auto precision = c.find("precision"), layout = c.find("layout"), library = c.find("library"),
                update = c.find("optimizer"), gradients = c.find("gradients"), phase = c.find("phase"), link = c.find("link"),
-               per_node = c.find("gpus_per_node"), overlap = c.find("overlap");
+               per_node = c.find("gpus_per_node"), overlap = c.find("overlap"), stages = c.find("pipeline_stages"),
+               micro = c.find("micro_batches"), chunks = c.find("chunks_per_stage");
     // Each id names one row of each file: a repeated one would be read twice, or predict the wrong row.
     const auto rows_by_id = [](const steptime::detail::csv_table& t, std::size_t col) {
         std::unordered_map<std::string_view, std::size_t> rows;
@@ -1373,15 +1386,33 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
             if (c.text(k, *overlap) != "none" && c.text(k, *overlap) != "backward") throw c.bad(k, *overlap, "none or backward");
             m.overlap = c.text(k, *overlap) == "backward";
         }
+        // A pipeline: each of the row's data-parallel workers holds pipeline_stages groups of tp GPUs.
+        bool pipelined = false;
+        for (const auto& [col, value, what] : {std::tuple{stages, &m.pipeline_stages, "pipeline stages"},
+                                               {micro, &m.micro_batches, "micro-batches per step"},
+                                               {chunks, &m.chunks_per_stage, "model chunks per stage"}})
+            if (col && !c.text(k, *col).empty()) {
+                *value = static_cast<int>(c.integer(k, *col, 1, 1'000'000, std::string(what) + ", 1 or more"));
+                pipelined = pipelined || *value > 1;
+            }
+        if (pipelined) {
+            if (overlap && c.text(k, *overlap) == "backward")
+                throw c.bad(k, *overlap, "none or empty: a pipeline's replicas exchange gradients after its flush");
+            m.overlap = false;
+        }
         std::optional<zoo::gpt_config> gpt;
         try {
             gpt = zoo::gpt_config_of(m.model);
         } catch (const invalid_argument& e) {
             throw parse_error(c.where(c.line(k)) + "row " + m.id + ": " + e.what());
         }
-        if (gpt) {  // tensor parallelism: each worker a group of tp GPUs
-            const int t = m.tensor_parallel = gpt->tensor_parallel;
-            if (m.gpus % t != 0) throw p.bad(r, gpus, "a multiple of the model's tp=" + std::to_string(t) + " (GPUs per worker)");
+        if (gpt) m.tensor_parallel = gpt->tensor_parallel;  // tensor parallelism: each stage a group of tp GPUs
+        if (const int w = m.tensor_parallel * m.pipeline_stages; m.gpus % w != 0)
+            throw p.bad(r, gpus, "a multiple of " + std::to_string(w) + ", the GPUs of a worker (tp=" +
+                                     std::to_string(m.tensor_parallel) + " x " + std::to_string(m.pipeline_stages) +
+                                     " pipeline stages)");
+        if (gpt) {
+            const int t = m.tensor_parallel;
             if (m.gpus_per_node % t != 0)
                 throw c.bad(k, *per_node, "a multiple of the model's tp=" + std::to_string(t) + " (a worker's GPUs share a node)");
         }
@@ -1411,15 +1442,21 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
             if (!given.empty()) throw c.bad(k, *phase, "empty: only kernel metrics take a phase");
             if (m.batch == 0) throw p.bad(r, batch, "a batch size of at least 1 (a pass or step of a network)");
         }
+        const bool step = m.metric == published_metric::images_per_s || m.metric == published_metric::tflops_per_gpu;
+        if (pipelined && !step)
+            throw parse_error(c.where(c.line(k)) + "row " + m.id + ": a pipeline (pipeline_stages, micro_batches, "
+                              "chunks_per_stage) predicts a training step: metric images_per_s or tflops_per_gpu");
+        // The samples of a step: every worker's micro-batches of batch_per_gpu.
+        const double workers = static_cast<double>(m.gpus / (m.tensor_parallel * m.pipeline_stages));
+        const double samples = workers * m.micro_batches * static_cast<double>(m.batch);
         double step_flops = 0;  // tflops_per_gpu: the step's FLOPs by the paper's formula, all GPUs together
         if (m.metric == published_metric::tflops_per_gpu) {
             if (!gpt) throw c.bad(k, model, "a gpt: spec (metric tflops_per_gpu divides the FLOPs of a GPT by Narayanan et al.)");
-            // Every group of tp GPUs a data-parallel worker of batch_per_gpu sequences (Megatron's micro-batch).
-            step_flops = gpt->paper_flops(static_cast<double>(m.gpus / m.tensor_parallel) * static_cast<double>(m.batch));
+            step_flops = gpt->paper_flops(samples);
         }
         const double v = p.positive(r, value, "a positive measurement");
         const double gpus = static_cast<double>(m.gpus);
-        m.time = detail::positive_time(m.metric == published_metric::images_per_s     ? seconds_of(gpus * static_cast<double>(m.batch) / v)
+        m.time = detail::positive_time(m.metric == published_metric::images_per_s     ? seconds_of(samples / v)
                                        : m.metric == published_metric::tflops_per_gpu ? seconds_of(step_flops / (v * 1e12 * gpus))
                                                                                       : milliseconds_of(v),
                                        p, r, value, "a positive measurement");

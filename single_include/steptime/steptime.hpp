@@ -1879,6 +1879,9 @@ struct layer {
     // the forward pass again before its own (Megatron-LM's --checkpoint-activations of transformer layers).
     bool recomputed = false;
     group_all_reduce all_reduce = group_all_reduce::none;  // tensor parallelism: see the enum
+    // The repeated unit it belongs to (a transformer layer), numbered from 1; 0: none. Pipeline stages take whole
+    // blocks, as Megatron-LM gives each stage an equal share of the transformer layers.
+    int block = 0;
 };
 
 template <class Op>
@@ -1936,6 +1939,8 @@ public:
     void recompute(vertex v) { g_[v].recomputed = true; }
     // Marks where a layer of a tensor-parallel network all-reduces among the group's GPUs.
     void all_reduce(vertex v, group_all_reduce where) { g_[v].all_reduce = where; }
+    // Puts a layer in a repeated block (see layer::block).
+    void set_block(vertex v, int block) { g_[v].block = block; }
 
     std::size_t size() const { return boost::num_vertices(g_); }
     bool empty() const { return size() == 0; }
@@ -3361,7 +3366,10 @@ struct step_estimate {
     std::int64_t batch = 0;             // samples per step, all workers together
     std::int64_t batch_per_worker = 0;
     int workers = 1;
-    int tensor_parallel = 1;  // GPUs per worker, each layer split across them; parameters and activations are one GPU's
+    int tensor_parallel = 1;  // GPUs per stage, each layer split across them; parameters and activations are one GPU's
+    int pipeline_stages = 1;  // stages per worker, each a group of tensor_parallel GPUs holding consecutive layers
+    int micro_batches = 1;    // a pipeline's micro-batches per step (batch_per_worker of them together)
+    int chunks_per_stage = 1;  // the model chunks each stage holds (Megatron-LM's interleaved schedule)
     element_type precision = element_type::fp32;
     seconds forward{};        // sum over layers, or the host's time to issue their kernels if longer
     seconds backward{};       // likewise, both gradients, and the forward passes of recomputed layers
@@ -3369,17 +3377,24 @@ struct step_estimate {
     seconds communication{};  // gradient exchange between workers (zero on one device)
     seconds exposed_communication{};  // the part of it not hidden behind the backward pass
     seconds group_communication{};    // a tensor-parallel group's all-reduces, inside forward and backward
-    seconds total{};          // forward + backward + update + exposed communication
+    // A pipeline: forward and backward are its busiest stage's over the step's micro-batches; it also sends
+    // activations and their gradients between stages, and idles while the pipeline fills and drains.
+    seconds pipeline_communication{};
+    seconds bubble{};
+    seconds total{};          // forward + backward + pipeline communication + bubble + update + exposed communication
+
+    int gpus_per_worker() const { return tensor_parallel * pipeline_stages; }
+    bool pipelined() const { return pipeline_stages > 1 || micro_batches > 1 || chunks_per_stage > 1; }
 
     double throughput() const { return static_cast<double>(batch) / total.value(); }  // samples per second
     time_bounds forward_bounds{};
     time_bounds backward_bounds{};
     std::int64_t parameters = 0;
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
-    bytes gradient_bytes{};   // what one worker exchanges per step: a gradient per parameter
+    bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
     bytes activation_bytes{};  // every layer's output for the whole batch
-    std::vector<layer_estimate> layers{};  // in topological order
-    std::vector<step_part> parts{};        // hybrid parallelism: data-parallel and model-parallel layers
+    std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
+    std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages
 };
 
 namespace detail {
@@ -3839,6 +3854,174 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, mo
 
 }  // namespace steptime
 // ---- end steptime/parallel/model_parallel.hpp ----
+// ---- begin steptime/parallel/pipeline_parallel.hpp ----
+// steptime/parallel/pipeline_parallel.hpp: one step of a network cut into consecutive stages on different GPUs
+// (or tensor-parallel groups) that pass micro-batches along (GPipe, Huang et al. 2019), in the 1F1B order of
+// PipeDream-Flush or Megatron-LM's interleaved one (Narayanan et al., SC21, section 2.2), flushed every step;
+// replicas of the whole pipeline all-reduce each stage's gradients after the flush.
+
+
+
+namespace steptime {
+
+struct pipeline_parallel {
+    int stages = 1;            // p: GPUs (tensor-parallel groups) holding a replica's consecutive layers
+    int micro_batches = 1;     // m: micro-batches per step, of estimate_options::batch samples each
+    int chunks_per_stage = 1;  // v: model chunks per stage (Megatron-LM's interleaved schedule); 1: plain 1F1B
+    network_link link{};       // between consecutive stages
+};
+
+namespace detail {
+
+// The chunk (0 to k - 1) of each layer, in topological order, every chunk a run of consecutive layers. A network of
+// blocks (layer::block) gives each chunk an equal run of whole blocks, the layers before the first block going to
+// the first chunk and those after a block to that block's chunk (Megatron-LM's split); any other network is cut
+// where the running sum of the layers' times crosses multiples of 1/k of the whole.
+template <class Net>
+std::vector<int> pipeline_chunks(const Net& net, const std::vector<seconds>& time, int k) {
+    const std::size_t n = net.size();
+    if (static_cast<std::size_t>(k) > n)
+        throw invalid_model("network '" + net.name() + "' has " + std::to_string(n) + " layers, too few for " +
+                            std::to_string(k) + " pipeline chunks (stages x chunks per stage)");
+    std::vector<int> chunk(n);
+    int blocks = 0;
+    for (auto v : net.vertices()) blocks = std::max(blocks, net[v].block);
+    if (blocks > 0) {
+        if (blocks % k != 0)
+            throw invalid_model("network '" + net.name() + "' has " + std::to_string(blocks) +
+                                " blocks (transformer layers), which do not split evenly into " + std::to_string(k) +
+                                " pipeline chunks (stages x chunks per stage)");
+        int current = 0;
+        for (auto v : net.vertices()) {
+            if (net[v].block > 0) current = (net[v].block - 1) / (blocks / k);
+            chunk[v] = current;
+        }
+        return chunk;
+    }
+    double total = 0;
+    for (seconds t : time) total += t.value();
+    double before = 0;
+    int previous = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double middle = before + time[i].value() / 2;
+        const int ideal = total > 0 ? static_cast<int>(middle / total * k) : 0;
+        // No chunk skipped, none left empty: at most one step up, and enough layers left for the chunks after.
+        int c = i == 0 ? 0 : std::clamp(ideal, previous, previous + 1);
+        c = std::max(c, k - static_cast<int>(n - i));
+        chunk[i] = previous = c;
+        before += time[i].value();
+    }
+    return chunk;
+}
+
+}  // namespace detail
+
+// `opt.batch` is the micro-batch: a step runs pp.micro_batches of them through each of dp.workers pipelines. Each
+// stage s runs its chunks' forward and backward passes for a micro-batch in T_s, sends included, and the schedule
+// takes m max T_s + (sum T_s - max T_s) / v: m T + (p - 1) T / v for equal stages, whose bubble is Narayanan et al.'s
+// (p - 1) / (v m) of the ideal time. A tensor of B bytes between stages of t GPUs goes as Megatron-LM sends it
+// (section 4.1): each GPU its B / t over pp.link, then an all-gather in the next group. Each stage updates its own
+// weights; the replicas all-reduce each stage's gradients after the flush (Megatron-LM's local DDP), the stages at
+// once, so the step waits for the largest.
+template <class Net, class Model, class Comm>
+    requires CostModel<Model, Net> && CommModel<Comm>
+step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm, const data_parallel& dp,
+                       const pipeline_parallel& pp, const estimate_options& opt = {}) {
+    const auto in_range = [](int v, int hi, const std::string& what) {
+        if (v < 1 || v > hi)
+            throw invalid_argument(what + " is " + std::to_string(v) + ", expected 1 to " + std::to_string(hi));
+    };
+    in_range(pp.stages, 100'000, "pipeline stages");
+    in_range(pp.micro_batches, 1'000'000, "micro-batches");
+    in_range(pp.chunks_per_stage, 100'000, "chunks per stage");
+    in_range(dp.workers, 1'000'000, "workers");
+    if (dp.scale != scaling::weak)
+        throw invalid_argument("a pipeline takes the micro-batch per worker (weak scaling), not a global batch to split");
+    if (dp.overlap_with != overlap::none)
+        throw invalid_argument("a pipeline's replicas exchange gradients after its flush: overlap none");
+    validate(pp.link);
+    const int p = pp.stages, k = p * pp.chunks_per_stage, t = net.tensor_parallel;
+    const double m = pp.micro_batches;
+
+    step_estimate r = estimate(net, dev, model, opt);  // one micro-batch through the whole replica
+    std::vector<seconds> time(net.size());
+    for (auto v : net.vertices()) time[v] = r.layers[v].forward.total() + r.layers[v].backward.total();
+    const std::vector<int> chunk = detail::pipeline_chunks(net, time, k);
+
+    // Per chunk: its passes (with the host's floor), its tensor-parallel all-reduces, the elements it sends on.
+    std::vector<seconds> fwd(k), bwd(k), group(k);
+    std::vector<double> fwd_kernels(k), bwd_kernels(k), sent(k);
+    std::vector<std::int64_t> params(p);
+    for (auto v : net.vertices()) {
+        const int c = chunk[v];
+        const auto& e = r.layers[v];
+        fwd[c] += e.forward.total();
+        bwd[c] += e.backward.total();
+        if (t > 1) group[c] += e.forward.remote + e.backward.remote;
+        fwd_kernels[c] += e.forward.kernels;
+        bwd_kernels[c] += e.backward.kernels;
+        params[c % p] += net[v].parameters;
+        int last = c;  // an output crosses every boundary up to its last consumer's chunk
+        for (auto w : net.children(v)) last = std::max(last, chunk[w]);
+        for (int b = c; b < last; ++b) sent[b] += static_cast<double>(net[v].output.elements());
+    }
+    const std::optional<network_link> group_link = detail::tensor_group_link(net, dev, opt);
+    const auto send = [&](double elements) {
+        const bytes b = bytes_of(elements * static_cast<double>(r.batch) * element_bytes(opt.precision));
+        const seconds gather = t > 1 ? (t - 1.0) * group_link->transfer(b / static_cast<double>(t)) : seconds{};
+        return pp.link.transfer(b / static_cast<double>(t)) + gather;
+    };
+    std::vector<seconds> stage_fwd(p), stage_bwd(p), stage_send(p), stage_group(p), busy(p);
+    for (int c = 0; c < k; ++c) {
+        if constexpr (requires { { model.pass_floor(1.0) } -> std::same_as<seconds>; }) {
+            fwd[c] = std::max(fwd[c], model.pass_floor(fwd_kernels[c]));
+            bwd[c] = std::max(bwd[c], model.pass_floor(bwd_kernels[c]));
+        }
+        const int s = c % p;  // chunk c runs on stage c mod p (interleaved: stage s holds s, s + p, ...)
+        stage_fwd[s] += fwd[c];
+        stage_bwd[s] += bwd[c];
+        stage_group[s] += group[c];
+        if (c + 1 < k) stage_send[s] += send(sent[c]);  // activations forward
+        if (c > 0) stage_send[s] += send(sent[c - 1]);  // their gradients back
+        busy[s] = stage_fwd[s] + stage_bwd[s] + stage_send[s];
+    }
+    const int slowest = static_cast<int>(std::max_element(busy.begin(), busy.end()) - busy.begin());
+    seconds all{};
+    for (seconds b : busy) all += b;
+
+    const cost_context ctx{dev, r.batch, opt.precision};
+    const double eb = element_bytes(opt.gradients);
+    r.parts.clear();
+    r.update = r.communication = seconds{};
+    std::int64_t largest = 0;
+    for (int s = 0; s < p; ++s) {
+        const seconds update = model.update(params[s], ctx).total();
+        const seconds sync = comm.all_reduce(bytes_of(static_cast<double>(params[s]) * eb), dp.workers);
+        r.parts.push_back({"stage " + std::to_string(s + 1), m * stage_fwd[s], m * stage_bwd[s], update, sync});
+        r.update = std::max(r.update, update);
+        r.communication = std::max(r.communication, sync);
+        largest = std::max(largest, params[s]);
+    }
+    r.workers = dp.workers;
+    r.pipeline_stages = p;
+    r.micro_batches = pp.micro_batches;
+    r.chunks_per_stage = pp.chunks_per_stage;
+    r.batch_per_worker = detail::checked_mul(pp.micro_batches, r.batch, "samples per pipeline");
+    r.batch = detail::checked_mul(r.batch_per_worker, dp.workers, "samples per step");
+    r.forward = m * stage_fwd[slowest];
+    r.backward = m * stage_bwd[slowest];
+    r.group_communication = m * stage_group[slowest];
+    r.pipeline_communication = m * stage_send[slowest];
+    r.bubble = (all - busy[slowest]) / static_cast<double>(pp.chunks_per_stage);
+    r.gradient_bytes = bytes_of(static_cast<double>(largest) * eb);
+    r.exposed_communication = r.communication;
+    r.total = r.forward + r.backward + r.pipeline_communication + r.bubble + r.update + r.exposed_communication;
+    detail::require_finite(r.total, "the pipelined step time of '" + r.model + "'");
+    return r;
+}
+
+}  // namespace steptime
+// ---- end steptime/parallel/pipeline_parallel.hpp ----
 // ---- begin steptime/report.hpp ----
 // steptime/report.hpp: a step estimate as an aligned text table for people, or CSV for programs.
 
@@ -3871,11 +4054,12 @@ inline std::string pad_left(std::string s, std::size_t w) {
 }
 }  // namespace detail
 
-// Per-layer times and work, then the pass totals with their parallel bounds.
+// Per-layer times and work, then the pass totals with their parallel bounds (a pipeline: its bubble and sends).
 inline void write_table(std::ostream& out, const step_estimate& e) {
     using namespace detail;
     out << e.model << " on " << e.device << ", batch " << e.batch << ", " << to_string(e.precision) << ", "
-        << e.cost_model << " cost model\n\n";
+        << e.cost_model << " cost model" << (e.pipelined() ? "; layers per micro-batch of " + std::to_string(e.batch_per_worker / e.micro_batches) : "")
+        << "\n\n";
     // The cells first, so that each column is as wide as its widest cell.
     std::vector<std::array<std::string, 7>> rows{{"layer", "op", "fwd ms", "bwd ms", "fwd GFLOP", "bwd GFLOP", "share"}};
     const double step = e.total.value();
@@ -3892,11 +4076,18 @@ inline void write_table(std::ostream& out, const step_estimate& e) {
         for (std::size_t i = 2; i < w.size(); ++i) out << "  " << pad_left(r[i], w[i]);
         out << "\n";
     }
-    const auto bounds = [](const time_bounds& b) { return "   [parallel bound " + ms(b.lower) + ", sequential " + ms(b.upper) + "]"; };
+    const auto bounds = [&](const time_bounds& b) {
+        return e.pipelined() ? std::string("   (busiest stage, all micro-batches)")
+                             : "   [parallel bound " + ms(b.lower) + ", sequential " + ms(b.upper) + "]";
+    };
     out << "\nforward        " << pad_left(ms(e.forward), 12) << " ms" << bounds(e.forward_bounds) << "\n"
         << "backward       " << pad_left(ms(e.backward), 12) << " ms" << bounds(e.backward_bounds) << "\n"
         << "update         " << pad_left(ms(e.update), 12) << " ms\n"
-        << "communication  " << pad_left(ms(e.communication), 12) << " ms\n"
+        << "communication  " << pad_left(ms(e.communication), 12) << " ms\n";
+    if (e.pipelined())
+        out << "stage sends    " << pad_left(ms(e.pipeline_communication), 12) << " ms   (activations and their gradients)\n"
+            << "bubble         " << pad_left(ms(e.bubble), 12) << " ms   (the pipeline filling and draining)\n";
+    out
         << "step           " << pad_left(ms(e.total), 12) << " ms   (" << fixed(e.batch / step, 1) << " samples/s)\n"
         << "parameters     " << pad_left(std::to_string(e.parameters), 12) << "      ("
         << fixed(e.parameter_bytes.value() / 1e6, 1) << " MB), activations " << fixed(e.activation_bytes.value() / 1e6, 1)
@@ -4754,8 +4945,10 @@ Net gpt(const gpt_config& g) {
         x = detail::join(net, p + "/add2", detail::elementwise(ops::elementwise::operation::add), {mlp.last(), mid});
         for (const char* column : {"/qkv", "/fc1"}) reduce(p + column, group_all_reduce::input_gradient);
         for (const char* row : {"/proj", "/fc2"}) reduce(p + row, group_all_reduce::output);
-        if (g.recompute)
-            for (std::size_t v = first; v < net.size(); ++v) net.recompute(v);
+        for (std::size_t v = first; v < net.size(); ++v) {
+            net.set_block(v, static_cast<int>(i));  // a pipeline stage holds whole transformer layers
+            if (g.recompute) net.recompute(v);
+        }
     }
     ops::dense logits = linear(g.vocabulary / t);
     logits.bias = false;
@@ -5029,7 +5222,7 @@ inline seconds time_to_train(const training_run& run, const step_estimate& step)
 
 // GPU-hours: every GPU of every worker is busy for the whole run.
 inline double gpu_hours(const training_run& run, const step_estimate& step) {
-    return time_to_train(run, step).value() / 3600.0 * step.workers * step.tensor_parallel;
+    return time_to_train(run, step).value() / 3600.0 * step.workers * step.gpus_per_worker();
 }
 
 // One device's price: US dollars per GPU-hour, and where the figure comes from.

@@ -60,6 +60,19 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
             << " ms of their all-reduces are in the passes)\n";
     const std::string per_worker = std::to_string(e.batch_per_worker) + " samples per worker, " +
                                    std::to_string(e.batch) + " per step";
+    const auto write_parts = [&](std::string_view what) {
+        out << "\n" << pad_right(std::string(what), 24) << pad_left("fwd ms", 12) << pad_left("bwd ms", 12)
+            << pad_left("apply ms", 12) << pad_left("sync ms", 12) << "\n";
+        for (const auto& part : e.parts)
+            out << pad_right(part.name, 24) << pad_left(ms(part.forward), 12) << pad_left(ms(part.backward), 12)
+                << pad_left(ms(part.update), 12) << pad_left(ms(part.sync), 12) << "\n";
+    };
+    if (e.pipelined())
+        out << "pipeline       " << pad_left(std::to_string(e.pipeline_stages), 12) << "      (stages of "
+            << e.tensor_parallel << " GPU" << (e.tensor_parallel > 1 ? "s" : "") << ", "
+            << (e.chunks_per_stage > 1 ? std::to_string(e.chunks_per_stage) + " model chunks each, interleaved " : "")
+            << "1F1B over " << p.networks.front().name << ", " << e.micro_batches << " micro-batches of "
+            << e.batch_per_worker / e.micro_batches << " per step)\n";
     switch (p.parallel) {
         case parallelism::model:
             if (e.workers > 1)
@@ -70,20 +83,20 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
             out << "workers        " << pad_left(std::to_string(e.workers), 12) << "      (hybrid parallelism, "
                 << per_worker << ")\n"
                 << "sync           " << to_string(p.comms.front()) << " AllReduce of the data-parallel layers' gradients over "
-                << p.networks.front().name << " (" << describe(p.networks.front(), p.compat) << ")\n\n"
-                << pad_right("part", 24) << pad_left("fwd ms", 12) << pad_left("bwd ms", 12) << pad_left("apply ms", 12)
-                << pad_left("sync ms", 12) << "\n";
-            for (const auto& part : e.parts)
-                out << pad_right(part.name, 24) << pad_left(ms(part.forward), 12) << pad_left(ms(part.backward), 12)
-                    << pad_left(ms(part.update), 12) << pad_left(ms(part.sync), 12) << "\n";
+                << p.networks.front().name << " (" << describe(p.networks.front(), p.compat) << ")\n";
+            write_parts("part");
             return;
         }
         case parallelism::data:
-            if (e.workers == 1) return;
+            if (e.workers == 1) {
+                if (e.pipeline_stages > 1) write_parts("stage");
+                return;
+            }
             out << "workers        " << pad_left(std::to_string(e.workers), 12) << "      (data parallelism, "
                 << to_string(p.scale) << " scaling, " << per_worker << ")\n"
                 << "comm           " << to_string(p.comms.front()) << " AllReduce of "
-                << fixed(e.gradient_bytes.value() / 1e6, 1) << " MB over " << p.networks.front().name << " ("
+                << fixed(e.gradient_bytes.value() / 1e6, 1) << " MB" << (e.pipeline_stages > 1 ? " (the largest stage's)" : "")
+                << " over " << p.networks.front().name << " ("
                 << describe(p.networks.front(), p.compat) << ")";
             if (p.comms.front() == collective::hierarchical)
                 out << ", " << p.gpus_per_node << " GPUs per node over " << p.intra_node.name
@@ -92,6 +105,7 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
             if (p.overlap_with == overlap::backward)
                 out << "exposed comm   " << pad_left(ms(e.exposed_communication), 12)
                     << " ms   (the rest overlaps the backward pass)\n";
+            if (e.pipeline_stages > 1) write_parts("stage");
             return;
     }
 }

@@ -44,6 +44,7 @@ step_estimate step_of(const sweep_row& r) {
     e.device = r.device;
     e.workers = r.workers;
     e.tensor_parallel = r.tensor_parallel;
+    e.pipeline_stages = r.pipeline_stages;
     e.batch = r.batch;
     e.batch_per_worker = r.batch_per_worker;
     e.total = seconds_of(r.step_s);

@@ -196,9 +196,9 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                        " per step (default: the model's own batch): per worker under weak scaling, split among the "
                        "workers under strong scaling");
     cmd.add_option("--workers,-w", o.workers,
-                   axis("workers (GPUs; of a tp=N model's N GPUs each), 1 to 1000000 (default 1)",
-                        "comma list of worker counts (GPUs; of a tp=N model's N GPUs each), 1 to 1000000 (default "
-                        "PALEO's 1,2,4,8,16,32,64,128)"));
+                   axis("workers (GPUs; of a tp=N model's N GPUs each, times --pipeline-stages), 1 to 1000000 (default 1)",
+                        "comma list of worker counts (GPUs; of a tp=N model's N GPUs each, times --pipeline-stages), 1 "
+                        "to 1000000 (default PALEO's 1,2,4,8,16,32,64,128)"));
     cmd.add_option("--parallelism", o.parallelism, lists ? "data (default) or hybrid" : "data (default), model or hybrid")
         ->check(CLI::IsMember(lists ? std::vector<std::string>{"data", "hybrid"}
                                     : std::vector<std::string>{"data", "model", "hybrid"}));
@@ -217,6 +217,17 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                    "link between the GPUs of a node: hierarchical's (default nvlink3), and a tp=N model's groups' "
                    "(default the device's intra_node_link)");
     cmd.add_option("--gpus-per-node", o.gpus_per_node, "hierarchical: GPUs per node (default 8)");
+    cmd.add_option("--pipeline-stages", o.pipeline_stages,
+                   "stages of consecutive layers per worker, each on its own GPU (of a tp=N model: N GPUs), passing "
+                   "micro-batches over --network (default 1)")
+        ->check(CLI::Range(1, 100'000));
+    cmd.add_option("--micro-batches", o.micro_batches,
+                   "micro-batches of --batch samples each that a worker's pipeline runs per step, 1F1B (default 1; "
+                   "with one stage: gradient accumulation)")
+        ->check(CLI::Range(1, 1'000'000));
+    cmd.add_option("--chunks-per-stage", o.chunks_per_stage,
+                   "model chunks per pipeline stage, Megatron-LM's interleaved schedule (default 1)")
+        ->check(CLI::Range(1, 100'000));
     cmd.add_option("--overlap", o.overlap, "none (default) or backward (gradients exchanged in buckets during the backward pass)")
         ->check(CLI::IsMember({"none", "backward"}));
     cmd.add_option("--cost-model", o.cost_model, "kernel (default), paleo, paleo-compat or roofline")
@@ -311,6 +322,13 @@ plan make_plan(const options& o, bool lists) {
     const int t = p.net.tensor_parallel;
     set_node(o, hierarchical, p.intra_node, p.gpus_per_node, t > 1);
     if (t > 1 && o.intra_network) p.tensor_link = load_link(*o.intra_network, "--intra-network");
+    p.pipeline_stages = o.pipeline_stages;
+    p.micro_batches = o.micro_batches;
+    p.chunks_per_stage = o.chunks_per_stage;
+    if (p.pipelined() && (par != parallelism::data || scale == scaling::strong || ov == overlap::backward))
+        throw invalid_argument("--pipeline-stages, --micro-batches and --chunks-per-stage: a pipeline runs with data "
+                               "parallelism, weak scaling (--batch is the micro-batch) and --overlap none (its replicas "
+                               "exchange gradients after the pipeline's flush)");
     if (t > 1 && hierarchical && p.gpus_per_node % t != 0)
         throw invalid_argument("--gpus-per-node " + std::to_string(p.gpus_per_node) + ": the model's workers are groups of " +
                                std::to_string(t) + " GPUs (tp=" + std::to_string(t) + "), which must fill whole nodes");
@@ -346,6 +364,9 @@ step_estimate plan::run(const device& dev, const collective_model& comm, int wor
     }
     return std::visit(
         [&](const auto& model) -> step_estimate {
+            if (pipelined())
+                return estimate(net, dev, model, comm, data_parallel{workers, scale, overlap_with},
+                                pipeline_parallel{pipeline_stages, micro_batches, chunks_per_stage, comm.network}, opt);
             switch (parallel) {
                 case parallelism::model: return estimate(net, dev, model, model_parallel{}, opt);
                 case parallelism::hybrid:

@@ -18,6 +18,7 @@ namespace steptime::cli {
 struct options {
     std::string model, devices, batches, workers, comms, networks;
     std::optional<std::string> bandwidth, latency, intra_network, gpus_per_node, calibration, layout, library, optimizer, gradients;
+    int pipeline_stages = 1, micro_batches = 1, chunks_per_stage = 1;
     // cost_model empty: the default (kernel), which --calibration replaces with paleo's calibrated variant.
     std::string cost_model{}, precision = "fp32", parallelism = "data", scaling = "weak", overlap = "none";
     std::optional<double> ppp_compute, ppp_memory, ppp_comm, cross_gbps;
@@ -63,12 +64,15 @@ struct plan {
     network_link intra_node{};
     int gpus_per_node = 8;  // GPUs, not workers: a tensor-parallel model's workers are groups of its tp GPUs
     std::optional<network_link> tensor_link{};  // --intra-network for a tensor-parallel model's groups
+    int pipeline_stages = 1, micro_batches = 1, chunks_per_stage = 1;  // a pipeline's p, m and v (over the --network)
     ratio ppp_comm = ratio_of(1.0);
     bool compat = false;
 
     std::string_view cost_name() const;
     collective_model comm_model(collective c, const network_link& network) const;
-    // One step of `workers` workers; `batch` is per worker (weak scaling, hybrid) or global (strong).
+    bool pipelined() const { return pipeline_stages > 1 || micro_batches > 1 || chunks_per_stage > 1; }
+    // One step of `workers` workers; `batch` is per worker (weak scaling, hybrid; a pipeline's micro-batch) or
+    // global (strong).
     step_estimate run(const device& dev, const collective_model& comm, int workers, std::int64_t batch) const;
 };
 

@@ -14,6 +14,7 @@ sweep_row make_row(const plan& p, const step_estimate& e, const std::string& net
     sweep_row r{p.model_label, e.device, network, comm};
     r.workers = e.workers;
     r.tensor_parallel = e.tensor_parallel;
+    r.pipeline_stages = e.pipeline_stages;
     r.batch = e.batch;
     r.batch_per_worker = e.batch_per_worker;
     r.step_s = e.total.value();

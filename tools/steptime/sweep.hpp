@@ -13,7 +13,7 @@ namespace steptime::cli {
 
 struct sweep_row {
     std::string model, device, network, comm;
-    int workers = 1, tensor_parallel = 1;  // data-parallel workers, GPUs per worker
+    int workers = 1, tensor_parallel = 1, pipeline_stages = 1;  // data-parallel workers; their stages of t GPUs
     std::int64_t batch = 0, batch_per_worker = 0;
     double step_s = 0, compute_s = 0, comm_s = 0, exposed_comm_s = 0, throughput = 0, speedup = 0, efficiency = 0;
     std::size_t series = 0;  // rows of one (device, network, comm, batch) share a series

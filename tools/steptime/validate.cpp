@@ -50,7 +50,9 @@ case_file read_cases(const std::string& data, const std::string& cases) {
 bool same_quantity(const io::published_case& a, const io::published_case& b) {
     return a.model == b.model && a.precision == b.precision && a.gpus == b.gpus && a.batch == b.batch &&
            a.metric == b.metric && a.passes == b.passes && a.link == b.link && a.gpus_per_node == b.gpus_per_node &&
-           a.overlap == b.overlap && a.layout == b.layout && a.update_rule == b.update_rule && a.gradients == b.gradients;
+           a.overlap == b.overlap && a.layout == b.layout && a.update_rule == b.update_rule && a.gradients == b.gradients &&
+           a.pipeline_stages == b.pipeline_stages && a.micro_batches == b.micro_batches &&
+           a.chunks_per_stage == b.chunks_per_stage;
 }
 
 struct row_result {
@@ -66,7 +68,10 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
     po.model = relative_to(base, c.model);
     po.devices = relative_to(base, c.device);
     if (c.batch > 0) po.batches = std::to_string(c.batch);
-    po.workers = std::to_string(c.gpus / c.tensor_parallel);  // data-parallel workers, each of tp GPUs
+    po.workers = std::to_string(c.gpus / (c.tensor_parallel * c.pipeline_stages));  // data-parallel workers
+    po.pipeline_stages = c.pipeline_stages;
+    po.micro_batches = c.micro_batches;
+    po.chunks_per_stage = c.chunks_per_stage;
     po.precision = std::string(to_string(c.precision));
     if (!c.link.empty()) po.networks = c.link;
     if (c.gradients != element_type::fp32 && po.cost_model != "paleo-compat")  // PALEO's are FP32

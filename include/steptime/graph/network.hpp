@@ -36,6 +36,9 @@ struct layer {
     // the forward pass again before its own (Megatron-LM's --checkpoint-activations of transformer layers).
     bool recomputed = false;
     group_all_reduce all_reduce = group_all_reduce::none;  // tensor parallelism: see the enum
+    // The repeated unit it belongs to (a transformer layer), numbered from 1; 0: none. Pipeline stages take whole
+    // blocks, as Megatron-LM gives each stage an equal share of the transformer layers.
+    int block = 0;
 };
 
 template <class Op>
@@ -93,6 +96,8 @@ public:
     void recompute(vertex v) { g_[v].recomputed = true; }
     // Marks where a layer of a tensor-parallel network all-reduces among the group's GPUs.
     void all_reduce(vertex v, group_all_reduce where) { g_[v].all_reduce = where; }
+    // Puts a layer in a repeated block (see layer::block).
+    void set_block(vertex v, int block) { g_[v].block = block; }
 
     std::size_t size() const { return boost::num_vertices(g_); }
     bool empty() const { return size() == 0; }

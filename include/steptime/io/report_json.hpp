@@ -15,6 +15,9 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
     j["workers"] = e.workers;
     j["batch_per_worker"] = e.batch_per_worker;
     j["tensor_parallel"] = e.tensor_parallel;
+    j["pipeline_stages"] = e.pipeline_stages;
+    j["micro_batches"] = e.micro_batches;
+    j["chunks_per_stage"] = e.chunks_per_stage;
     j["precision"] = to_string(e.precision);
     j["cost_model"] = e.cost_model;
     j["forward_s"] = e.forward.value();
@@ -23,6 +26,8 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
     j["communication_s"] = e.communication.value();
     j["exposed_communication_s"] = e.exposed_communication.value();
     j["group_communication_s"] = e.group_communication.value();
+    j["pipeline_communication_s"] = e.pipeline_communication.value();
+    j["pipeline_bubble_s"] = e.bubble.value();
     j["step_s"] = e.total.value();
     j["throughput_samples_per_s"] = e.throughput();
     j["forward_bounds_s"] = {e.forward_bounds.lower.value(), e.forward_bounds.upper.value()};

@@ -93,8 +93,10 @@ Net gpt(const gpt_config& g) {
         x = detail::join(net, p + "/add2", detail::elementwise(ops::elementwise::operation::add), {mlp.last(), mid});
         for (const char* column : {"/qkv", "/fc1"}) reduce(p + column, group_all_reduce::input_gradient);
         for (const char* row : {"/proj", "/fc2"}) reduce(p + row, group_all_reduce::output);
-        if (g.recompute)
-            for (std::size_t v = first; v < net.size(); ++v) net.recompute(v);
+        for (std::size_t v = first; v < net.size(); ++v) {
+            net.set_block(v, static_cast<int>(i));  // a pipeline stage holds whole transformer layers
+            if (g.recompute) net.recompute(v);
+        }
     }
     ops::dense logits = linear(g.vocabulary / t);
     logits.bias = false;
