@@ -80,6 +80,22 @@ void BM_estimate_gpt_7_5b_data_parallel(benchmark::State& state) {
 }
 BENCHMARK(BM_estimate_gpt_7_5b_data_parallel);
 
+// Megatron's 1T GPT (SC21-1T: 128 recomputed layers, one GPU of a tensor-parallel group of 8) in 64 pipeline stages
+// of 512 micro-batches of 1, one of 6 data-parallel pipelines: the estimate, the cut and the schedule.
+void BM_estimate_gpt_1t_pipeline(benchmark::State& state) {
+    using namespace steptime;
+    static const network net = zoo::gpt({128, 25600, 160, 2048, 51200, true, 8});
+    const collective_model comm{collective::hierarchical, links::get("ib-hdr"), links::get("nvlink3"), 1};
+    const pipeline_parallel pp{64, 512, 1, links::get("ib-hdr")};
+    const device& dev = bench_device();
+    for (auto _ : state) {
+        auto r = estimate(net, dev, cost::kernel{}, comm, data_parallel{6}, pp, {1, element_type::fp16, element_type::fp16});
+        benchmark::DoNotOptimize(r);
+    }
+    state.counters["layers"] = static_cast<double>(net.size());
+}
+BENCHMARK(BM_estimate_gpt_1t_pipeline);
+
 // Graph construction from PALEO JSON text in memory: parsing, block expansion, shape inference.
 void parse_json(benchmark::State& state, const std::string& path) {
     const std::string text = steptime::io::read_file(path);

@@ -71,6 +71,9 @@ TEST_CASE("time, GPU-hours and cost on hand-derived numbers") {
     auto pairs = v;
     pairs.tensor_parallel = 2;
     CHECK(gpu_hours(imagenet_90, pairs) == doctest::Approx(62.6));
+    // And each pair a stage of a 4-stage pipeline: 8 x 2 x 4 = 64 GPUs, 250.4 GPU-hours.
+    pairs.pipeline_stages = 4;
+    CHECK(gpu_hours(imagenet_90, pairs) == doctest::Approx(250.4));
 }
 
 TEST_CASE("time to train a real estimate: AlexNet data-parallel on PALEO's K80s") {

@@ -3860,6 +3860,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, mo
 // PipeDream-Flush or Megatron-LM's interleaved one (Narayanan et al., SC21, section 2.2), flushed every step;
 // replicas of the whole pipeline all-reduce each stage's gradients after the flush.
 
+#include <type_traits>
 
 
 namespace steptime {
@@ -3927,6 +3928,8 @@ template <class Net, class Model, class Comm>
     requires CostModel<Model, Net> && CommModel<Comm>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm, const data_parallel& dp,
                        const pipeline_parallel& pp, const estimate_options& opt = {}) {
+    if constexpr (std::is_same_v<Model, cost::paleo_compat>)
+        throw unsupported_operation("PALEO has no pipeline parallelism (paleo-compat): use another cost model");
     const auto in_range = [](int v, int hi, const std::string& what) {
         if (v < 1 || v > hi)
             throw invalid_argument(what + " is " + std::to_string(v) + ", expected 1 to " + std::to_string(hi));

@@ -54,7 +54,21 @@ validate_fails(per_node_too_many "id,model,device,gpus_per_node\nDLE-008,resnet5
                "per_node_too_many-cases.csv:2: column 'gpus_per_node': '16', expected GPUs per node, 1 to the row's GPUs")
 # Tensor parallelism: the row's GPUs, and those of a node, come in whole groups of the spec's tp.
 validate_fails(tp_of_gpus "id,model,device\nLLM-001,\"gpt:layers=24,hidden=2304,heads=24,seq=2048,vocab=51200,tp=3\",a100-sxm4-80gb\n"
-               "calibration.csv:[0-9]+: column 'num_gpus': '32', expected a multiple of the model's tp=3")
+               "calibration.csv:[0-9]+: column 'num_gpus': '32', expected a multiple of 3, the GPUs of a worker \\(tp=3 x 1 pipeline stages\\)")
+# A pipeline: the row's GPUs in whole workers of tp x stages; a training step only; its exchange after the flush.
+validate_fails(pp_of_gpus "id,model,device,pipeline_stages,micro_batches\nLLM-002,\"gpt:layers=30,hidden=3072,heads=32,seq=2048,vocab=51200,tp=2\",a100-sxm4-80gb,3,8\n"
+               "calibration.csv:[0-9]+: column 'num_gpus': '64', expected a multiple of 6, the GPUs of a worker \\(tp=2 x 3 pipeline stages\\)")
+validate_fails(pp_of_forward "id,model,device,micro_batches\nCNN-001,alexnet,titan-x-maxwell,4\n"
+               "pp_of_forward-cases.csv:2: row CNN-001: a pipeline [^\n]*predicts a training step")
+validate_fails(pp_overlap "id,model,device,overlap,pipeline_stages\nLLM-001,\"gpt:layers=24,hidden=2304,heads=24,seq=2048,vocab=51200\",a100-sxm4-80gb,backward,2\n"
+               "pp_overlap-cases.csv:2: column 'overlap': 'backward', expected none or empty: a pipeline's replicas exchange gradients after its flush")
+# Held out: Megatron-LM's 1T GPT at 502 PFLOP/s on 3072 GPUs (Narayanan et al.'s abstract), 163.4 TFLOP/s per GPU.
+# 6 pipelines of 512 micro-batches of 1 make a global batch of 3072: 96 x 3072 x 2048 x 128 x 25600^2 x
+# (1 + 2048/153600 + 51200/52428800) = 5.13905e19 FLOPs, over 3072 x 163.4e12 FLOP/s: 102378.720 ms.
+add_test(NAME cli_validate_megatron_pipeline COMMAND ${cli} validate --data ${validation}/megatron-sc21/calibration.csv
+         --cases ${validation}/megatron-sc21/cases.csv)
+set_tests_properties(cli_validate_megatron_pipeline PROPERTIES PASS_REGULAR_EXPRESSION
+  "SC21-1T +llm_pipeline +gpt:layers=128,hidden=25600~ +a100-sxm4-80gb +102378\\.720 +[0-9.]+ +[-+][0-9.]+%")
 validate_fails(tp_of_node "id,model,device,gpus_per_node\nLLM-002,\"gpt:layers=30,hidden=3072,heads=32,seq=2048,vocab=51200,tp=2\",a100-sxm4-80gb,3\n"
                "tp_of_node-cases.csv:2: column 'gpus_per_node': '3', expected a multiple of the model's tp=2")
 validate_fails(bad_gpt_spec "id,model,device\nLLM-001,gpt:tp=0,a100-sxm4-80gb\n"

@@ -55,17 +55,25 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
     using detail::pad_right;
     write_table(out, e);
     if (e.tensor_parallel > 1)
-        out << "tensor groups  " << pad_left(std::to_string(e.tensor_parallel), 12) << "      (GPUs per worker, each layer "
+        out << "tensor groups  " << pad_left(std::to_string(e.tensor_parallel), 12) << "      (GPUs per " << (e.pipeline_stages > 1 ? "stage" : "worker") << ", each layer "
             << "split across them: parameters and activations are one GPU's; " << ms(e.group_communication)
             << " ms of their all-reduces are in the passes)\n";
     const std::string per_worker = std::to_string(e.batch_per_worker) + " samples per worker, " +
                                    std::to_string(e.batch) + " per step";
+    // The parts, one row each; a pipeline's stages of equal times in one row ("stages 2-63").
     const auto write_parts = [&](std::string_view what) {
         out << "\n" << pad_right(std::string(what), 24) << pad_left("fwd ms", 12) << pad_left("bwd ms", 12)
             << pad_left("apply ms", 12) << pad_left("sync ms", 12) << "\n";
-        for (const auto& part : e.parts)
-            out << pad_right(part.name, 24) << pad_left(ms(part.forward), 12) << pad_left(ms(part.backward), 12)
-                << pad_left(ms(part.update), 12) << pad_left(ms(part.sync), 12) << "\n";
+        const auto cells = [&](const step_part& q) {
+            return pad_left(ms(q.forward), 12) + pad_left(ms(q.backward), 12) + pad_left(ms(q.update), 12) +
+                   pad_left(ms(q.sync), 12);
+        };
+        for (std::size_t i = 0, j = 0; i < e.parts.size(); i = j) {
+            const std::string row = cells(e.parts[i]);
+            for (j = i + 1; e.pipeline_stages > 1 && j < e.parts.size() && cells(e.parts[j]) == row;) ++j;
+            out << pad_right(j - i > 1 ? "stages " + std::to_string(i + 1) + "-" + std::to_string(j) : e.parts[i].name, 24)
+                << row << "\n";
+        }
     };
     if (e.pipelined())
         out << "pipeline       " << pad_left(std::to_string(e.pipeline_stages), 12) << "      (stages of "
@@ -100,7 +108,9 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
                 << describe(p.networks.front(), p.compat) << ")";
             if (p.comms.front() == collective::hierarchical)
                 out << ", " << p.gpus_per_node << " GPUs per node over " << p.intra_node.name
-                    << (e.tensor_parallel > 1 ? " (" + std::to_string(p.gpus_per_node / e.tensor_parallel) + " workers)" : "");
+                    << (e.tensor_parallel > 1 ? " (" + std::to_string(p.gpus_per_node / e.tensor_parallel) + " worker" +
+                                                    (p.gpus_per_node > e.tensor_parallel ? "s)" : ")")
+                                              : "");
             out << "\n";
             if (p.overlap_with == overlap::backward)
                 out << "exposed comm   " << pad_left(ms(e.exposed_communication), 12)

@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "steptime/comm/collectives.hpp"
+#include "steptime/cost/paleo_compat.hpp"
 #include "steptime/detail/checked.hpp"
 #include "steptime/estimate.hpp"
 #include "steptime/parallel/data_parallel.hpp"
@@ -81,6 +83,8 @@ template <class Net, class Model, class Comm>
     requires CostModel<Model, Net> && CommModel<Comm>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm, const data_parallel& dp,
                        const pipeline_parallel& pp, const estimate_options& opt = {}) {
+    if constexpr (std::is_same_v<Model, cost::paleo_compat>)
+        throw unsupported_operation("PALEO has no pipeline parallelism (paleo-compat): use another cost model");
     const auto in_range = [](int v, int hi, const std::string& what) {
         if (v < 1 || v > hi)
             throw invalid_argument(what + " is " + std::to_string(v) + ", expected 1 to " + std::to_string(hi));
