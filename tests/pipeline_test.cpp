@@ -11,6 +11,7 @@ using namespace steptime;
 namespace {
 
 double s(seconds t) { return t.value(); }
+seconds operator""_s(unsigned long long v) { return seconds_of(static_cast<double>(v)); }
 
 const network_link ten_gbytes{"10 GB/s", bytes_per_second_of(10e9), microseconds_of(1), "test"};
 // Fast enough that sends vanish next to the passes (a GPT of 32 tokens sends 16 KB: 16 fs).
@@ -28,6 +29,22 @@ network chain(int n) {
         d.outputs = 1024;
         const std::string name = "fc" + std::to_string(i);
         net.add(name, d, {last});
+        last = name;
+    }
+    return net;
+}
+
+// A chain of fully connected layers of the given widths, each its own block, from 1024 input features.
+network blocks(std::initializer_list<std::int64_t> widths) {
+    network net("blocks");
+    net.add("x", ops::input{tensor_shape::image(1, 1, 1024)});
+    std::string last = "x";
+    int i = 0;
+    for (std::int64_t w : widths) {
+        ops::dense d;
+        d.outputs = w;
+        const std::string name = "fc" + std::to_string(++i);
+        net.set_block(net.add(name, d, {last}), i);
         last = name;
     }
     return net;
@@ -125,6 +142,12 @@ TEST_CASE("pipeline: a network without blocks is cut into runs of consecutive la
         // A cut lands within half a layer of its share, so no run exceeds its share by more than one layer.
         for (double c : sum) CHECK(c <= total / k + longest);
     }
+    // Equal layers after a free input: the cuts fall at 2, 4 and 6 of 8 (layer i's middle is i - 1/2, chunk
+    // floor((i - 1/2) / 2)), the input with the first.
+    CHECK(detail::pipeline_chunks(chain(8), {seconds{}, 1_s, 1_s, 1_s, 1_s, 1_s, 1_s, 1_s, 1_s}, 4) ==
+          std::vector<int>{0, 0, 0, 1, 1, 2, 2, 3, 3});
+    // A free last layer sits at the very end of the running sum, and still in the last chunk.
+    CHECK(detail::pipeline_chunks(chain(3), {1_s, 1_s, 1_s, seconds{}}, 2) == std::vector<int>{0, 1, 1, 1});
     // As many chunks as layers: one layer each; more is refused by name.
     const network small = chain(3);
     const auto one_each = detail::pipeline_chunks(small, std::vector<seconds>(4, seconds_of(1.0)), 4);
@@ -156,8 +179,9 @@ TEST_CASE("pipeline: interleaving v chunks per stage divides the bubble by v and
     const auto run = [&](int v, const network_link& l) {
         return estimate(net, dev, cost::paleo{}, ring_over(l), data_parallel{1}, pipeline_parallel{2, 4, v, l}, opt);
     };
-    // Stage 1 holds chunks 1 and 3 (embedding and layers 1-2, layers 5-6), stage 2 chunks 2 and 4: the same layers
-    // as without interleaving (embedding and layers 1-4; layers 5-8 and the head), so the same passes.
+    // Stage 1 holds chunks 1 and 3 (embedding and layers 1-2, layers 5-6), stage 2 chunks 2 and 4 (layers 3-4, 7-8
+    // and the head): other layers than without interleaving (embedding and 1-4; 5-8 and the head), but equal ones,
+    // so the same passes.
     const auto plain = run(1, instant), interleaved = run(2, instant);
     CHECK(s(interleaved.forward) == doctest::Approx(s(plain.forward)).epsilon(1e-9));
     CHECK(s(interleaved.backward) == doctest::Approx(s(plain.backward)).epsilon(1e-9));
@@ -170,6 +194,27 @@ TEST_CASE("pipeline: interleaving v chunks per stage divides the bubble by v and
     CHECK(s(run(1, ten_gbytes).pipeline_communication) == doctest::Approx(4 * 1 * send).epsilon(1e-9));
     CHECK(s(run(2, ten_gbytes).pipeline_communication) == doctest::Approx(4 * 3 * send).epsilon(1e-9));
     CHECK(run(2, instant).chunks_per_stage == 2);
+}
+
+TEST_CASE("pipeline: interleaved, stage s holds chunks s, s + p, ...: its weights, update and exchange") {
+    // 4 blocks in 2 stages of 2 chunks: stage 1 holds fc1 and fc3, stage 2 fc2 and fc4 (not fc1 and fc2).
+    // fc1 1024 x 100 + 100 = 102,500 and fc3 2000 x 300 + 300 = 600,300: 702,800; fc2 100 x 2000 + 2000 = 202,000 and
+    // fc4 300 x 4000 + 4000 = 1,204,000: 1,406,000.
+    const network net = blocks({100, 2000, 300, 4000});
+    const device& dev = devices::get("v100-sxm2-16gb");
+    const cost::paleo model;
+    const auto e = estimate(net, dev, model, ring_over(ten_gbytes), data_parallel{2}, pipeline_parallel{2, 4, 2, ten_gbytes},
+                            {.batch = 8});
+    const cost_context ctx{dev, 8, element_type::fp32};
+    CHECK(s(e.parts[0].update) == doctest::Approx(s(model.update(702800, ctx).total())).epsilon(1e-12));
+    CHECK(s(e.parts[1].update) == doctest::Approx(s(model.update(1406000, ctx).total())).epsilon(1e-12));
+    // A ring of 2 over 10 GB/s: 2 steps of half the FP32 gradients.
+    CHECK(s(e.parts[0].sync) == doctest::Approx(2 * (1e-6 + 702800.0 * 4 / 2 / 10e9)).epsilon(1e-12));
+    CHECK(e.parameters == 1406000);
+    CHECK(e.gradient_bytes.value() == doctest::Approx(1406000.0 * 4));
+    // In flight (1F1B: min(m, p - s) micro-batches of 8 samples): stage 1 two of its outputs, 1024 + 100 + 300 FP32
+    // values a sample (91,136 B), stage 2 one of 2000 + 4000 (192,000 B), the most.
+    CHECK(e.activation_bytes.value() == doctest::Approx(1 * 8 * (2000 + 4000) * 4.0));
 }
 
 TEST_CASE("pipeline: tensor-parallel stages send a slice each and all-gather it (Megatron-LM's scatter-gather)") {
@@ -194,21 +239,25 @@ TEST_CASE("pipeline: tensor-parallel stages send a slice each and all-gather it 
 
 TEST_CASE("pipeline: each stage updates its own weights; replicas all-reduce each stage's gradients after the flush") {
     // GPT with h = 64, V = 128, s = 32: a transformer layer holds 12 h^2 + 13 h = 49,984 parameters; the first stage
-    // the embedding's (V + s) h = 10,240 and 2 layers, 110,208; the last 2 layers and ln_f's 2h, 100,096.
+    // the embedding's (V + s) h = 10,240 and 2 layers, 110,208; the last 2 layers, ln_f's 2h and its copy of the token
+    // table for the tied logits, V h = 8,192: 108,288.
     const network net = zoo::gpt({4, 64, 4, 32, 128, false});
     const device& dev = devices::get("a100-sxm4-80gb");
     const estimate_options opt{.batch = 2, .precision = element_type::fp16, .gradients = element_type::fp16};
     const cost::kernel model;
     const auto e = estimate(net, dev, model, ring_over(ten_gbytes), data_parallel{4}, pipeline_parallel{2, 6, 1, ten_gbytes}, opt);
-    // Ring of 4 over the 10 GB/s link: 2 x 3 steps of a quarter of 110,208 FP16 gradients.
-    const double sync = 6 * (1e-6 + 110208.0 * 2 / 4 / 10e9);
+    // Ring of 4 over the 10 GB/s link: 2 x 3 steps of a quarter of 110,208 FP16 gradients; then the two stages'
+    // tables all-reduce their 8,192 gradients, a ring of 2: 2 x (1 us + 8,192 B / 10 GB/s).
+    const double tied = 2 * (1e-6 + 8192.0 * 2 / 2 / 10e9);
+    const double sync = 6 * (1e-6 + 110208.0 * 2 / 4 / 10e9) + tied;
     CHECK(s(e.communication) == doctest::Approx(sync).epsilon(1e-12));
     CHECK(s(e.exposed_communication) == doctest::Approx(sync).epsilon(1e-12));
-    CHECK(s(e.parts[1].sync) == doctest::Approx(6 * (1e-6 + 100096.0 * 2 / 4 / 10e9)).epsilon(1e-12));
+    CHECK(s(e.parts[1].sync) == doctest::Approx(6 * (1e-6 + 108288.0 * 2 / 4 / 10e9) + tied).epsilon(1e-12));
     CHECK(e.gradient_bytes.value() == doctest::Approx(110208.0 * 2));
+    CHECK(e.parameters == 110208);
     const cost_context ctx{dev, 2, element_type::fp16};
     CHECK(s(e.update) == doctest::Approx(s(model.update(110208, ctx).total())).epsilon(1e-12));
-    CHECK(s(e.parts[1].update) == doctest::Approx(s(model.update(100096, ctx).total())).epsilon(1e-12));
+    CHECK(s(e.parts[1].update) == doctest::Approx(s(model.update(108288, ctx).total())).epsilon(1e-12));
     CHECK(s(e.total) == doctest::Approx(s(e.forward + e.backward + e.pipeline_communication + e.bubble + e.update +
                                          e.exposed_communication)).epsilon(1e-12));
     CHECK(e.batch == 4 * 6 * 2);
@@ -228,6 +277,17 @@ TEST_CASE("pipeline: what it refuses, by name") {
     CHECK_ERROR(invalid_argument, run({2, scaling::weak, overlap::backward}, {2, 4, 1, ten_gbytes}), "after its flush");
     CHECK_ERROR(invalid_argument, run({1}, {2, 4, 1, network_link{"dead", {}, {}, ""}}), "link 'dead'");
     CHECK_ERROR(invalid_model, run({1}, {3, 4, 1, ten_gbytes}), "4 blocks", "3 pipeline chunks");
+    // The interleaved schedule runs rounds of one micro-batch per stage, on 2 or more stages.
+    CHECK_ERROR(invalid_argument, run({1}, {1, 4, 2, ten_gbytes}), "needs 2 or more stages");
+    CHECK_ERROR(invalid_argument, run({1}, {2, 3, 2, ten_gbytes}), "(3 over 2)");
+    // p v beyond an int: refused by the cut, not wrapped.
+    CHECK_ERROR(invalid_model, run({1}, {65536, 65536, 65536, ten_gbytes}), "too few for 4294967296 pipeline chunks");
+    // Blocks out of layer order would send backwards.
+    network shuffled = blocks({8, 8});
+    shuffled.set_block(*shuffled.find("fc2"), 0);
+    shuffled.set_block(*shuffled.find("fc1"), 2);
+    shuffled.set_block(*shuffled.find("fc2"), 1);
+    CHECK_ERROR(invalid_model, detail::pipeline_chunks(shuffled, std::vector<seconds>(3), 2), "layer 'fc2' is in block 1");
     CHECK_ERROR(unsupported_operation,
                 estimate(net, dev, cost::paleo_compat{}, comm, data_parallel{1}, pipeline_parallel{2, 4, 1, ten_gbytes}),
                 "PALEO has no pipeline");

@@ -76,10 +76,10 @@ struct step_estimate {
     double throughput() const { return static_cast<double>(batch) / total.value(); }  // samples per second
     time_bounds forward_bounds{};
     time_bounds backward_bounds{};
-    std::int64_t parameters = 0;
+    std::int64_t parameters = 0;  // one GPU's (a pipeline: its largest stage's)
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
-    bytes activation_bytes{};  // every layer's output for the whole batch
+    bytes activation_bytes{};  // every layer's output for the whole batch (a pipeline: the in-flight micro-batches')
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages
 };

@@ -44,8 +44,13 @@ inline void write_table(std::ostream& out, const step_estimate& e) {
     // The cells first, so that each column is as wide as its widest cell.
     std::vector<std::array<std::string, 7>> rows{{"layer", "op", "fwd ms", "bwd ms", "fwd GFLOP", "bwd GFLOP", "share"}};
     const double step = e.total.value();
+    double whole = step;  // a pipeline's layers are one micro-batch's: their share of its passes
+    if (e.pipelined()) {
+        whole = 0;
+        for (const auto& l : e.layers) whole += (l.forward.total() + l.backward.total()).value();
+    }
     for (const auto& l : e.layers) {
-        const double share = step > 0 ? (l.forward.total() + l.backward.total()).value() / step * 100 : 0;
+        const double share = whole > 0 ? (l.forward.total() + l.backward.total()).value() / whole * 100 : 0;
         rows.push_back({l.name, std::string(l.op), ms(l.forward.total()), ms(l.backward.total()),
                         fixed(l.forward.work.value() / 1e9, 2), fixed(l.backward.work.value() / 1e9, 2), fixed(share, 1) + "%"});
     }

@@ -3389,10 +3389,10 @@ struct step_estimate {
     double throughput() const { return static_cast<double>(batch) / total.value(); }  // samples per second
     time_bounds forward_bounds{};
     time_bounds backward_bounds{};
-    std::int64_t parameters = 0;
+    std::int64_t parameters = 0;  // one GPU's (a pipeline: its largest stage's)
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
-    bytes activation_bytes{};  // every layer's output for the whole batch
+    bytes activation_bytes{};  // every layer's output for the whole batch (a pipeline: the in-flight micro-batches')
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages
 };
@@ -3879,14 +3879,20 @@ namespace detail {
 // the first chunk and those after a block to that block's chunk (Megatron-LM's split); any other network is cut
 // where the running sum of the layers' times crosses multiples of 1/k of the whole.
 template <class Net>
-std::vector<int> pipeline_chunks(const Net& net, const std::vector<seconds>& time, int k) {
+std::vector<int> pipeline_chunks(const Net& net, const std::vector<seconds>& time, std::int64_t chunks) {
     const std::size_t n = net.size();
-    if (static_cast<std::size_t>(k) > n)
+    if (chunks < 1 || static_cast<std::uint64_t>(chunks) > n)
         throw invalid_model("network '" + net.name() + "' has " + std::to_string(n) + " layers, too few for " +
-                            std::to_string(k) + " pipeline chunks (stages x chunks per stage)");
+                            std::to_string(chunks) + " pipeline chunks (stages x chunks per stage)");
+    const int k = static_cast<int>(chunks);
     std::vector<int> chunk(n);
     int blocks = 0;
-    for (auto v : net.vertices()) blocks = std::max(blocks, net[v].block);
+    for (auto v : net.vertices()) {
+        if (net[v].block < 0 || (net[v].block > 0 && net[v].block < blocks))
+            throw invalid_model("network '" + net.name() + "': layer '" + net[v].name + "' is in block " +
+                                std::to_string(net[v].block) + ", expected blocks numbered from 1 in layer order");
+        blocks = std::max(blocks, net[v].block);
+    }
     if (blocks > 0) {
         if (blocks % k != 0)
             throw invalid_model("network '" + net.name() + "' has " + std::to_string(blocks) +
@@ -3905,7 +3911,7 @@ std::vector<int> pipeline_chunks(const Net& net, const std::vector<seconds>& tim
     int previous = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const double middle = before + time[i].value() / 2;
-        const int ideal = total > 0 ? static_cast<int>(middle / total * k) : 0;
+        const int ideal = total > 0 ? std::min(static_cast<int>(middle / total * k), k - 1) : 0;
         // No chunk skipped, none left empty: at most one step up, and enough layers left for the chunks after.
         int c = i == 0 ? 0 : std::clamp(ideal, previous, previous + 1);
         c = std::max(c, k - static_cast<int>(n - i));
@@ -3915,6 +3921,17 @@ std::vector<int> pipeline_chunks(const Net& net, const std::vector<seconds>& tim
     return chunk;
 }
 
+// The weights a tied layer reads (GPT's logits read the token embedding's table, on the first stage): a later stage
+// holds a copy, updates it and all-reduces its gradient with the first stage (Megatron-LM's embedding group).
+template <class Op>
+std::int64_t tied_weights(const layer<Op>& l) {
+    if constexpr (requires { std::get_if<ops::dense>(&l.op); }) {
+        if (const auto* d = std::get_if<ops::dense>(&l.op); d && d->tied)
+            return steptime::detail::checked_mul(d->reduced(l.inputs[0]), d->outputs, "tied weights of '" + l.name + "'");
+    }
+    return 0;
+}
+
 }  // namespace detail
 
 // `opt.batch` is the micro-batch: a step runs pp.micro_batches of them through each of dp.workers pipelines. Each
@@ -3922,8 +3939,9 @@ std::vector<int> pipeline_chunks(const Net& net, const std::vector<seconds>& tim
 // takes m max T_s + (sum T_s - max T_s) / v: m T + (p - 1) T / v for equal stages, whose bubble is Narayanan et al.'s
 // (p - 1) / (v m) of the ideal time. A tensor of B bytes between stages of t GPUs goes as Megatron-LM sends it
 // (section 4.1): each GPU its B / t over pp.link, then an all-gather in the next group. Each stage updates its own
-// weights; the replicas all-reduce each stage's gradients after the flush (Megatron-LM's local DDP), the stages at
-// once, so the step waits for the largest.
+// weights (a later stage's copy of a tied table too); the replicas all-reduce each stage's gradients after the flush
+// (Megatron-LM's local DDP), the stages at once, so the step waits for the largest. The result's parameters and
+// gradients are the largest stage's, its activations the most any stage holds: 1F1B's min(m, p - s) micro-batches.
 template <class Net, class Model, class Comm>
     requires CostModel<Model, Net> && CommModel<Comm>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm, const data_parallel& dp,
@@ -3937,24 +3955,31 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     in_range(pp.stages, 100'000, "pipeline stages");
     in_range(pp.micro_batches, 1'000'000, "micro-batches");
     in_range(pp.chunks_per_stage, 100'000, "chunks per stage");
+    if (pp.chunks_per_stage > 1 && (pp.stages < 2 || pp.micro_batches % pp.stages != 0))
+        throw invalid_argument("the interleaved schedule (" + std::to_string(pp.chunks_per_stage) +
+                               " chunks per stage) runs micro-batches in rounds of one per stage: it needs 2 or more "
+                               "stages and micro-batches a multiple of them (" + std::to_string(pp.micro_batches) +
+                               " over " + std::to_string(pp.stages) + ")");
     in_range(dp.workers, 1'000'000, "workers");
     if (dp.scale != scaling::weak)
         throw invalid_argument("a pipeline takes the micro-batch per worker (weak scaling), not a global batch to split");
     if (dp.overlap_with != overlap::none)
         throw invalid_argument("a pipeline's replicas exchange gradients after its flush: overlap none");
     validate(pp.link);
-    const int p = pp.stages, k = p * pp.chunks_per_stage, t = net.tensor_parallel;
+    const int p = pp.stages, t = net.tensor_parallel;
     const double m = pp.micro_batches;
 
     step_estimate r = estimate(net, dev, model, opt);  // one micro-batch through the whole replica
     std::vector<seconds> time(net.size());
     for (auto v : net.vertices()) time[v] = r.layers[v].forward.total() + r.layers[v].backward.total();
-    const std::vector<int> chunk = detail::pipeline_chunks(net, time, k);
+    const std::vector<int> chunk = detail::pipeline_chunks(net, time, std::int64_t{p} * pp.chunks_per_stage);
+    const int k = p * pp.chunks_per_stage;  // at most the layers, checked by the cut
 
     // Per chunk: its passes (with the host's floor), its tensor-parallel all-reduces, the elements it sends on.
     std::vector<seconds> fwd(k), bwd(k), group(k);
     std::vector<double> fwd_kernels(k), bwd_kernels(k), sent(k);
-    std::vector<std::int64_t> params(p);
+    std::vector<std::int64_t> params(p), tied(p);
+    std::vector<double> outputs(p);  // a sample's activations on each stage
     for (auto v : net.vertices()) {
         const int c = chunk[v];
         const auto& e = r.layers[v];
@@ -3964,6 +3989,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         fwd_kernels[c] += e.forward.kernels;
         bwd_kernels[c] += e.backward.kernels;
         params[c % p] += net[v].parameters;
+        if (c % p != 0) tied[c % p] += detail::tied_weights(net[v]);
+        outputs[c % p] += static_cast<double>(net[v].output.elements());
         int last = c;  // an output crosses every boundary up to its last consumer's chunk
         for (auto w : net.children(v)) last = std::max(last, chunk[w]);
         for (int b = c; b < last; ++b) sent[b] += static_cast<double>(net[v].output.elements());
@@ -3984,8 +4011,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         stage_fwd[s] += fwd[c];
         stage_bwd[s] += bwd[c];
         stage_group[s] += group[c];
-        if (c + 1 < k) stage_send[s] += send(sent[c]);  // activations forward
-        if (c > 0) stage_send[s] += send(sent[c - 1]);  // their gradients back
+        if (p > 1 && c + 1 < k) stage_send[s] += send(sent[c]);  // activations forward
+        if (p > 1 && c > 0) stage_send[s] += send(sent[c - 1]);  // their gradients back
         busy[s] = stage_fwd[s] + stage_bwd[s] + stage_send[s];
     }
     const int slowest = static_cast<int>(std::max_element(busy.begin(), busy.end()) - busy.begin());
@@ -3994,16 +4021,24 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
 
     const cost_context ctx{dev, r.batch, opt.precision};
     const double eb = element_bytes(opt.gradients);
+    const auto gradients = [&](std::int64_t n) { return bytes_of(static_cast<double>(n) * eb); };
+    seconds tied_sync{};  // the embedding group's all-reduce, between the first stage and each copy's
+    for (int s = 1; s < p; ++s)
+        if (tied[s] > 0) tied_sync = std::max(tied_sync, comm::ring_all_reduce(gradients(tied[s]), 2, pp.link));
     r.parts.clear();
     r.update = r.communication = seconds{};
     std::int64_t largest = 0;
+    double activations = 0;
     for (int s = 0; s < p; ++s) {
-        const seconds update = model.update(params[s], ctx).total();
-        const seconds sync = comm.all_reduce(bytes_of(static_cast<double>(params[s]) * eb), dp.workers);
+        const std::int64_t own = params[s] + tied[s];
+        const seconds update = model.update(own, ctx).total();
+        const seconds sync = comm.all_reduce(gradients(own), dp.workers) + (s == 0 || tied[s] > 0 ? tied_sync : seconds{});
         r.parts.push_back({"stage " + std::to_string(s + 1), m * stage_fwd[s], m * stage_bwd[s], update, sync});
         r.update = std::max(r.update, update);
         r.communication = std::max(r.communication, sync);
-        largest = std::max(largest, params[s]);
+        largest = std::max(largest, own);
+        // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush).
+        activations = std::max(activations, outputs[s] * std::min(m, static_cast<double>(p - s)));
     }
     r.workers = dp.workers;
     r.pipeline_stages = p;
@@ -4016,7 +4051,13 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.group_communication = m * stage_group[slowest];
     r.pipeline_communication = m * stage_send[slowest];
     r.bubble = (all - busy[slowest]) / static_cast<double>(pp.chunks_per_stage);
-    r.gradient_bytes = bytes_of(static_cast<double>(largest) * eb);
+    r.forward_bounds = {r.forward, r.forward};  // a stage's passes run in order, one micro-batch after another
+    r.backward_bounds = {r.backward, r.backward};
+    r.parameters = largest;
+    r.parameter_bytes = bytes_of(static_cast<double>(largest) * element_bytes(element_type::fp32));
+    r.gradient_bytes = gradients(largest);
+    r.activation_bytes = bytes_of(activations * static_cast<double>(r.batch_per_worker / pp.micro_batches) *
+                                  element_bytes(opt.precision));
     r.exposed_communication = r.communication;
     r.total = r.forward + r.backward + r.pipeline_communication + r.bubble + r.update + r.exposed_communication;
     detail::require_finite(r.total, "the pipelined step time of '" + r.model + "'");
@@ -4066,8 +4107,13 @@ inline void write_table(std::ostream& out, const step_estimate& e) {
     // The cells first, so that each column is as wide as its widest cell.
     std::vector<std::array<std::string, 7>> rows{{"layer", "op", "fwd ms", "bwd ms", "fwd GFLOP", "bwd GFLOP", "share"}};
     const double step = e.total.value();
+    double whole = step;  // a pipeline's layers are one micro-batch's: their share of its passes
+    if (e.pipelined()) {
+        whole = 0;
+        for (const auto& l : e.layers) whole += (l.forward.total() + l.backward.total()).value();
+    }
     for (const auto& l : e.layers) {
-        const double share = step > 0 ? (l.forward.total() + l.backward.total()).value() / step * 100 : 0;
+        const double share = whole > 0 ? (l.forward.total() + l.backward.total()).value() / whole * 100 : 0;
         rows.push_back({l.name, std::string(l.op), ms(l.forward.total()), ms(l.backward.total()),
                         fixed(l.forward.work.value() / 1e9, 2), fixed(l.backward.work.value() / 1e9, 2), fixed(share, 1) + "%"});
     }

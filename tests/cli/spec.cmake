@@ -43,5 +43,7 @@ cli_fails(unknown_model_lists_specs "${e}unknown model 'resnet9000': not in the 
           predict -m resnet9000 -d k40)
 cli_fails(phase_unknown "${e}--phase 'backwards': expected forward, backward-data, backward-weights, backward"
           predict -m gemm:m=8,n=8,k=8 -d k40 --phase backwards)
-cli_fails(phase_workers "${e}--phase times the passes on one device: leave out --workers and --parallelism\n$"
+cli_fails(phase_workers "${e}--phase times the passes on one device: leave out --workers, --parallelism and the pipeline's options\n$"
           predict -m gemm:m=8,n=8,k=8 -d k40 --phase forward -w 2)
+cli_fails(phase_pipeline "${e}--phase times the passes on one device: leave out --workers, --parallelism and the pipeline's options\n$"
+          predict -m gemm:m=8,n=8,k=8 -d k40 --phase forward --micro-batches 4)

@@ -64,11 +64,12 @@ validate_fails(pp_overlap "id,model,device,overlap,pipeline_stages\nLLM-001,\"gp
                "pp_overlap-cases.csv:2: column 'overlap': 'backward', expected none or empty: a pipeline's replicas exchange gradients after its flush")
 # Held out: Megatron-LM's 1T GPT at 502 PFLOP/s on 3072 GPUs (Narayanan et al.'s abstract), 163.4 TFLOP/s per GPU.
 # 6 pipelines of 512 micro-batches of 1 make a global batch of 3072: 96 x 3072 x 2048 x 128 x 25600^2 x
-# (1 + 2048/153600 + 51200/52428800) = 5.13905e19 FLOPs, over 3072 x 163.4e12 FLOP/s: 102378.720 ms.
+# (1 + 2048/153600 + 51200/52428800) = 5.13905e19 FLOPs, over 3072 x 163.4e12 FLOP/s: 102378.720 ms. The
+# prediction is pinned to the README's figure (held out: nothing was fitted to it; change both together).
 add_test(NAME cli_validate_megatron_pipeline COMMAND ${cli} validate --data ${validation}/megatron-sc21/calibration.csv
          --cases ${validation}/megatron-sc21/cases.csv)
 set_tests_properties(cli_validate_megatron_pipeline PROPERTIES PASS_REGULAR_EXPRESSION
-  "SC21-1T +llm_pipeline +gpt:layers=128,hidden=25600~ +a100-sxm4-80gb +102378\\.720 +[0-9.]+ +[-+][0-9.]+%")
+  "SC21-1T +llm_pipeline +gpt:layers=128,hidden=25600~ +a100-sxm4-80gb +102378\\.720 +110043\\.067 +\\+7\\.5%")
 validate_fails(tp_of_node "id,model,device,gpus_per_node\nLLM-002,\"gpt:layers=30,hidden=3072,heads=32,seq=2048,vocab=51200,tp=2\",a100-sxm4-80gb,3\n"
                "tp_of_node-cases.csv:2: column 'gpus_per_node': '3', expected a multiple of the model's tp=2")
 validate_fails(bad_gpt_spec "id,model,device\nLLM-001,gpt:tp=0,a100-sxm4-80gb\n"

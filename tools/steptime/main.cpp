@@ -60,7 +60,7 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
             << " ms of their all-reduces are in the passes)\n";
     const std::string per_worker = std::to_string(e.batch_per_worker) + " samples per worker, " +
                                    std::to_string(e.batch) + " per step";
-    // The parts, one row each; a pipeline's stages of equal times in one row ("stages 2-63").
+    // The parts, one row each; a pipeline's stages whose times print the same in one row ("stages 2-63").
     const auto write_parts = [&](std::string_view what) {
         out << "\n" << pad_right(std::string(what), 24) << pad_left("fwd ms", 12) << pad_left("bwd ms", 12)
             << pad_left("apply ms", 12) << pad_left("sync ms", 12) << "\n";
@@ -163,8 +163,9 @@ void predict_phases(const plan& p, const options& o, const std::string& phase, c
     if (!passes)
         throw invalid_argument("--phase '" + phase + "': expected forward, backward-data, backward-weights, backward "
                                "(both gradients), training (all three) or a '+' list such as forward+backward-data");
-    if (p.parallel != parallelism::data || p.workers.front() != 1)
-        throw invalid_argument("--phase times the passes on one device: leave out --workers and --parallelism");
+    if (p.parallel != parallelism::data || p.workers.front() != 1 || p.pipelined())
+        throw invalid_argument("--phase times the passes on one device: leave out --workers, --parallelism and the "
+                               "pipeline's options");
     const estimate_options opt{p.batches.front(), p.precision};
     const auto on = [&](const device& dev) {
         return std::visit([&](const auto& model) { return estimate_phases(p.net, dev, model, *passes, opt); }, p.cost);

@@ -150,9 +150,9 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     if (o.cost_model == "paleo-compat") {
         if (o.ppp_memory)
             throw invalid_argument("--ppp-memory: paleo-compat has no memory PPP (PALEO's ppp_comp scales memory too)");
-        return cost::paleo_compat{r(o.ppp_compute), r(o.ppp_comm), cross, o.pipelined};
+        return cost::paleo_compat{r(o.ppp_compute), r(o.ppp_comm), cross, o.use_pipeline};
     }
-    if (o.pipelined) throw invalid_argument("--use-pipeline is PALEO's option: use it with --cost-model paleo-compat");
+    if (o.use_pipeline) throw invalid_argument("--use-pipeline is PALEO's option: use it with --cost-model paleo-compat");
     if (o.cost_model == "roofline") {
         cost::roofline m;
         m.ppp_compute = r(o.ppp_compute), m.ppp_memory = r(o.ppp_memory), m.ppp_comm = r(o.ppp_comm);
@@ -242,7 +242,7 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
     cmd.add_option("--ppp-comm", o.ppp_comm, "fraction of link bandwidth reached (PALEO's ppp_comm)")->check(ppp);
     cmd.add_option("--cross-device-gbps", o.cross_gbps, "bandwidth between model-parallel devices, GB/s")
         ->check(CLI::PositiveNumber);
-    cmd.add_flag("--use-pipeline", o.pipelined, "paleo-compat: a layer costs max(compute, memory) (PALEO's --use_pipeline)");
+    cmd.add_flag("--use-pipeline", o.use_pipeline, "paleo-compat: a layer costs max(compute, memory) (PALEO's --use_pipeline)");
     cmd.add_option("--layout", o.layout,
                    "the default model's activation layout: nchw (default: PyTorch's, Caffe's) or nhwc (channels last: "
                    "TensorFlow's, NVIDIA's tuned recipes); NCHW transposes around tensor-core convolutions")
@@ -364,9 +364,12 @@ step_estimate plan::run(const device& dev, const collective_model& comm, int wor
     }
     return std::visit(
         [&](const auto& model) -> step_estimate {
-            if (pipelined())
+            if (pipelined()) {  // the stages send over the network between workers, at --ppp-comm of its rate
+                network_link link = comm.network;
+                link.bandwidth = link.bandwidth * ppp_comm;
                 return estimate(net, dev, model, comm, data_parallel{workers, scale, overlap_with},
-                                pipeline_parallel{pipeline_stages, micro_batches, chunks_per_stage, comm.network}, opt);
+                                pipeline_parallel{pipeline_stages, micro_batches, chunks_per_stage, link}, opt);
+            }
             switch (parallel) {
                 case parallelism::model: return estimate(net, dev, model, model_parallel{}, opt);
                 case parallelism::hybrid:

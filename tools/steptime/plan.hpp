@@ -22,7 +22,7 @@ struct options {
     // cost_model empty: the default (kernel), which --calibration replaces with paleo's calibrated variant.
     std::string cost_model{}, precision = "fp32", parallelism = "data", scaling = "weak", overlap = "none";
     std::optional<double> ppp_compute, ppp_memory, ppp_comm, cross_gbps;
-    bool pipelined = false;
+    bool use_pipeline = false;
     std::string format = "table";
 };
 

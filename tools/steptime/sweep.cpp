@@ -18,7 +18,7 @@ sweep_row make_row(const plan& p, const step_estimate& e, const std::string& net
     r.batch = e.batch;
     r.batch_per_worker = e.batch_per_worker;
     r.step_s = e.total.value();
-    r.compute_s = (e.forward + e.backward + e.update).value();
+    r.compute_s = (e.forward + e.backward + e.pipeline_communication + e.bubble + e.update).value();
     r.comm_s = e.communication.value();
     r.exposed_comm_s = e.exposed_communication.value();
     r.throughput = e.throughput();

@@ -217,7 +217,8 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
                                                {micro, &m.micro_batches, "micro-batches per step"},
                                                {chunks, &m.chunks_per_stage, "model chunks per stage"}})
             if (col && !c.text(k, *col).empty()) {
-                *value = static_cast<int>(c.integer(k, *col, 1, 1'000'000, std::string(what) + ", 1 or more"));
+                *value = static_cast<int>(c.integer(k, *col, 1, col == micro ? 1'000'000 : 100'000,
+                                                    std::string(what) + (col == micro ? ", 1 to 1000000" : ", 1 to 100000")));
                 pipelined = pipelined || *value > 1;
             }
         if (pipelined) {
