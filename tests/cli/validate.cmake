@@ -149,6 +149,13 @@ add_test(NAME cli_validate_lambda_resnet50 COMMAND ${cli} validate --data ${vali
          --cases ${validation}/lambda-resnet50/cases.csv)
 set_tests_properties(cli_validate_lambda_resnet50 PROPERTIES PASS_REGULAR_EXPRESSION
   "against 38 published measurements.*LRN-001 +dle_cudnn7_fp32 +resnet50 +gtx-1080-ti +510\\.777 .*\ndle_ampere_fp16 +13 .*\ndle_ampere_tf32 +9 .*\ndle_cudnn7_fp16 +10 .*\ndle_cudnn7_fp32 +6 +[0-9.]+% +[-+][0-9.]+% +0\n")
+# Held-out published training steps (NVIDIA's ResNeXt, SE-ResNeXt and ResNet-50 tables, V100 and A100, 1 and 8
+# GPUs): every row predicted, the first row's step 256 images / 938 images/s = 272.921 ms, the last row's on 8 GPUs
+# 8 x 112 images / 2971 images/s = 301.582 ms.
+add_test(NAME cli_validate_nvidia_dle COMMAND ${cli} validate --data ${validation}/nvidia-dle/calibration.csv
+         --cases ${validation}/nvidia-dle/cases.csv)
+set_tests_properties(cli_validate_nvidia_dle PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 20 published measurements.*NDL-001 +dle_1gpu_fp32_tf32 +resnet50 +a100-sxm4-80gb +272\\.921 .*NDL-020 +dle_8gpu_amp +se-resnext101-32x4d +v100-sxm2-16gb +301\\.582 .*\ndle_1gpu_amp +5 .*\ndle_1gpu_fp32_tf32 +5 .*\ndle_8gpu_amp +5 .*\ndle_8gpu_fp32_tf32 +5 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published training steps on a Tesla K80 (TensorFlow's tf_cnn_benchmarks page), with the same page's
 # P100 rows to anchor them: every row predicted, the first row's step 64 images / 30.5 images/s = 2098.361 ms.
 add_test(NAME cli_validate_tf_k80 COMMAND ${cli} validate --data ${validation}/tf-benchmarks-k80/calibration.csv
