@@ -194,3 +194,55 @@ TEST_CASE("sizes beyond 64 bits throw invalid_model instead of wrapping") {
     c.stride = {1, 1};
     CHECK_ERROR(invalid_model, (net.add("conv", c, {"data"})), "layer 'conv'");
 }
+
+TEST_CASE("activations held: a recomputed block drops all but its output and rebuilds them one block at a time") {
+    // x(10) -> fc1(100) -> fc2(200) | fc3(300) -> fc4(40) | fc5(5): blocks 1 and 2 recomputed, fc5 in none.
+    network net("checkpointed");
+    net.add("x", ops::input{tensor_shape::image(1, 1, 10)});
+    std::string last = "x";
+    const std::pair<std::int64_t, int> layers[] = {{100, 1}, {200, 1}, {300, 2}, {40, 2}, {5, 0}};
+    for (int i = 0; i < 5; ++i) {
+        ops::dense d;
+        d.outputs = layers[i].first;
+        const std::string name = "fc" + std::to_string(i + 1);
+        const auto v = net.add(name, d, {last});
+        if (layers[i].second > 0) {
+            net.set_block(v, layers[i].second);
+            net.recompute(v);
+        }
+        last = name;
+    }
+    activation_tally held;
+    for (auto v : net.vertices()) held.add(net, v);
+    // Kept: x, fc2 (read by block 2), fc4 (read by fc5), fc5: 10 + 200 + 40 + 5 = 255; rebuilt: fc1's 100 in block
+    // 1, fc3's 300 in block 2, the larger 300.
+    CHECK(held.peak() == 555);
+    CHECK(held.peak(3) == 3 * 255 + 300);  // three samples in flight keep theirs; one block is rebuilt at a time
+    CHECK(net.activation_elements() == 655);  // PALEO's count: every output
+    const auto e = estimate(net, devices::get("v100-sxm2-16gb"), cost::paleo{}, {.batch = 8});
+    CHECK(e.activation_bytes.value() == 555.0 * 8 * 4);  // FP32
+
+    // A recomputed layer outside a block is its own checkpoint: nothing dropped.
+    network lone("lone");
+    lone.add("x", ops::input{tensor_shape::image(1, 1, 10)});
+    ops::dense d;
+    d.outputs = 7;
+    lone.recompute(lone.add("fc", d, {"x"}));
+    activation_tally alone;
+    for (auto v : lone.vertices()) alone.add(lone, v);
+    CHECK(alone.peak() == 17);
+}
+
+TEST_CASE("activations held: a GPT with full recompute keeps each transformer layer's output") {
+    // A layer's 12 outputs are 20 s x h values: ln1, attention, proj, dropout1, add1, ln2, fc2, dropout2 and add2 one
+    // each, qkv 3, fc1 and gelu 4 each. Recomputed, it keeps add2's one and rebuilds the other 19 (one layer at a
+    // time), so 4 layers hold 19 x (4 - 1) s x h fewer per sample.
+    const zoo::gpt_config plain{4, 64, 4, 32, 128, false};
+    zoo::gpt_config recomputed = plain;
+    recomputed.recompute = true;
+    const device& dev = devices::get("a100-sxm4-80gb");
+    const estimate_options opt{.batch = 2, .precision = element_type::fp16};
+    const auto full = estimate(zoo::gpt(plain), dev, cost::kernel{}, opt);
+    const auto checkpointed = estimate(zoo::gpt(recomputed), dev, cost::kernel{}, opt);
+    CHECK(full.activation_bytes.value() - checkpointed.activation_bytes.value() == 19.0 * 3 * 32 * 64 * 2 * 2);
+}

@@ -217,6 +217,17 @@ TEST_CASE("pipeline: interleaved, stage s holds chunks s, s + p, ...: its weight
     CHECK(e.activation_bytes.value() == doctest::Approx(1 * 8 * (2000 + 4000) * 4.0));
 }
 
+TEST_CASE("pipeline: with recompute, a stage keeps each transformer layer's output per micro-batch in flight") {
+    // 4 layers of s x h = 32 x 64 = 2048 in 2 stages, 4 micro-batches of 2. Stage 1 keeps per sample the 32 tokens,
+    // the embedding's and its dropout's outputs and its 2 layers' outputs, 32 + 4 x 2048 = 8224, for min(4, 2)
+    // micro-batches in flight, and rebuilds one layer's other 19 x 2048 at a time (graph_test's GPT case):
+    // 2 x 8224 + 38912 = 55360 values a sample, FP16. Stage 2 keeps less for its 1 in flight.
+    const network net = zoo::gpt({4, 64, 4, 32, 128, true});
+    const auto e = estimate(net, devices::get("a100-sxm4-80gb"), cost::kernel{}, ring_over(instant), data_parallel{1},
+                            pipeline_parallel{2, 4, 1, instant}, {.batch = 2, .precision = element_type::fp16});
+    CHECK(e.activation_bytes.value() == 55360.0 * 2 * 2);
+}
+
 TEST_CASE("pipeline: tensor-parallel stages send a slice each and all-gather it (Megatron-LM's scatter-gather)") {
     zoo::gpt_config g{4, 64, 4, 32, 128, false};
     g.tensor_parallel = 2;

@@ -10,6 +10,7 @@
 
 #include "steptime/comm/collectives.hpp"
 #include "steptime/cost/layer_time.hpp"
+#include "steptime/graph/activations.hpp"
 #include "steptime/graph/bounds.hpp"
 #include "steptime/graph/network.hpp"
 
@@ -79,7 +80,10 @@ struct step_estimate {
     std::int64_t parameters = 0;  // one GPU's (a pipeline: its largest stage's)
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
-    bytes activation_bytes{};  // every layer's output for the whole batch (a pipeline: the in-flight micro-batches')
+    // The layer outputs held for the backward pass, for the whole batch (activation_tally): every layer's but those
+    // a recomputed block drops, plus the largest block's while it is rebuilt; a pipeline: its fullest stage's, for
+    // the micro-batches in flight.
+    bytes activation_bytes{};
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages
 };
@@ -154,8 +158,10 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.layers.reserve(net.size());
     std::vector<seconds> fwd(net.size()), bwd(net.size());
     double fwd_kernels = 0, bwd_kernels = 0;
+    activation_tally held;
     for (auto v : net.vertices()) {
         const auto& l = net[v];
+        held.add(net, v);
         auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
                                                        model.layer(net, v, pass::backward, ctx)});
         if (group && l.all_reduce != group_all_reduce::none) {
@@ -188,8 +194,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
     r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
-    r.activation_bytes =
-        bytes_of(static_cast<double>(net.activation_elements()) * static_cast<double>(batch) * element_bytes(opt.precision));
+    r.activation_bytes = bytes_of(held.peak() * static_cast<double>(batch) * element_bytes(opt.precision));
     detail::require_finite(r.total, "the step time of '" + r.model + "'");
     return r;
 }

@@ -3325,6 +3325,54 @@ static_assert(CommModel<collective_model> && CommModel<any_comm_model>);
 
 }  // namespace steptime
 // ---- end steptime/comm/collectives.hpp ----
+// ---- begin steptime/graph/activations.hpp ----
+// steptime/graph/activations.hpp: the layer outputs a training step holds for its backward pass, activation
+// recompute included (Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost").
+
+
+namespace steptime {
+
+// One sample's activations in elements, over the layers added. A layer's output is kept from the forward pass
+// until its gradients are due, but a recomputed layer's is dropped unless a layer outside its block reads it (the
+// block's output, which the next block recomputes from); when the block's gradients are due, its forward pass runs
+// again and holds the block's dropped outputs meanwhile, one block at a time.
+class activation_tally {
+public:
+    template <class Net>
+    void add(const Net& net, typename Net::vertex v) {
+        const double elements = static_cast<double>(net[v].output.elements());
+        if (!dropped(net, v)) {
+            kept_ += elements;
+            return;
+        }
+        const auto block = static_cast<std::size_t>(net[v].block);
+        if (rebuilt_.size() <= block) rebuilt_.resize(block + 1);
+        rebuilt_[block] += elements;
+    }
+
+    // The most held at once: the kept outputs of `in_flight` samples (a pipeline stage's micro-batches in flight
+    // hold theirs) and the largest block's rebuilt ones.
+    double peak(double in_flight = 1) const {
+        const double rebuilt = rebuilt_.empty() ? 0 : *std::max_element(rebuilt_.begin(), rebuilt_.end());
+        return kept_ * in_flight + rebuilt;
+    }
+
+private:
+    template <class Net>
+    static bool dropped(const Net& net, typename Net::vertex v) {
+        const auto& l = net[v];
+        if (!l.recomputed || l.block == 0) return false;  // outside a block, a layer is its own checkpoint
+        for (auto w : net.children(v))
+            if (net[w].block != l.block) return false;
+        return true;
+    }
+
+    double kept_ = 0;
+    std::vector<double> rebuilt_;  // per block
+};
+
+}  // namespace steptime
+// ---- end steptime/graph/activations.hpp ----
 
 namespace steptime {
 
@@ -3392,7 +3440,10 @@ struct step_estimate {
     std::int64_t parameters = 0;  // one GPU's (a pipeline: its largest stage's)
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
-    bytes activation_bytes{};  // every layer's output for the whole batch (a pipeline: the in-flight micro-batches')
+    // The layer outputs held for the backward pass, for the whole batch (activation_tally): every layer's but those
+    // a recomputed block drops, plus the largest block's while it is rebuilt; a pipeline: its fullest stage's, for
+    // the micro-batches in flight.
+    bytes activation_bytes{};
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages
 };
@@ -3467,8 +3518,10 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.layers.reserve(net.size());
     std::vector<seconds> fwd(net.size()), bwd(net.size());
     double fwd_kernels = 0, bwd_kernels = 0;
+    activation_tally held;
     for (auto v : net.vertices()) {
         const auto& l = net[v];
+        held.add(net, v);
         auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
                                                        model.layer(net, v, pass::backward, ctx)});
         if (group && l.all_reduce != group_all_reduce::none) {
@@ -3501,8 +3554,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
     r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
-    r.activation_bytes =
-        bytes_of(static_cast<double>(net.activation_elements()) * static_cast<double>(batch) * element_bytes(opt.precision));
+    r.activation_bytes = bytes_of(held.peak() * static_cast<double>(batch) * element_bytes(opt.precision));
     detail::require_finite(r.total, "the step time of '" + r.model + "'");
     return r;
 }
@@ -3979,7 +4031,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     std::vector<seconds> fwd(k), bwd(k), group(k);
     std::vector<double> fwd_kernels(k), bwd_kernels(k), sent(k);
     std::vector<std::int64_t> params(p), tied(p);
-    std::vector<double> outputs(p);  // a sample's activations on each stage
+    std::vector<activation_tally> held(p);  // a sample's activations on each stage
     for (auto v : net.vertices()) {
         const int c = chunk[v];
         const auto& e = r.layers[v];
@@ -3990,7 +4042,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         bwd_kernels[c] += e.backward.kernels;
         params[c % p] += net[v].parameters;
         if (c % p != 0) tied[c % p] += detail::tied_weights(net[v]);
-        outputs[c % p] += static_cast<double>(net[v].output.elements());
+        held[c % p].add(net, v);
         int last = c;  // an output crosses every boundary up to its last consumer's chunk
         for (auto w : net.children(v)) last = std::max(last, chunk[w]);
         for (int b = c; b < last; ++b) sent[b] += static_cast<double>(net[v].output.elements());
@@ -4038,7 +4090,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         r.communication = std::max(r.communication, sync);
         largest = std::max(largest, own);
         // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush).
-        activations = std::max(activations, outputs[s] * std::min(m, static_cast<double>(p - s)));
+        activations = std::max(activations, held[s].peak(std::min(m, static_cast<double>(p - s))));
     }
     r.workers = dp.workers;
     r.pipeline_stages = p;

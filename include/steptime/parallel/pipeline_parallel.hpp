@@ -17,6 +17,7 @@
 #include "steptime/cost/paleo_compat.hpp"
 #include "steptime/detail/checked.hpp"
 #include "steptime/estimate.hpp"
+#include "steptime/graph/activations.hpp"
 #include "steptime/parallel/data_parallel.hpp"
 
 namespace steptime {
@@ -135,7 +136,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     std::vector<seconds> fwd(k), bwd(k), group(k);
     std::vector<double> fwd_kernels(k), bwd_kernels(k), sent(k);
     std::vector<std::int64_t> params(p), tied(p);
-    std::vector<double> outputs(p);  // a sample's activations on each stage
+    std::vector<activation_tally> held(p);  // a sample's activations on each stage
     for (auto v : net.vertices()) {
         const int c = chunk[v];
         const auto& e = r.layers[v];
@@ -146,7 +147,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         bwd_kernels[c] += e.backward.kernels;
         params[c % p] += net[v].parameters;
         if (c % p != 0) tied[c % p] += detail::tied_weights(net[v]);
-        outputs[c % p] += static_cast<double>(net[v].output.elements());
+        held[c % p].add(net, v);
         int last = c;  // an output crosses every boundary up to its last consumer's chunk
         for (auto w : net.children(v)) last = std::max(last, chunk[w]);
         for (int b = c; b < last; ++b) sent[b] += static_cast<double>(net[v].output.elements());
@@ -194,7 +195,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         r.communication = std::max(r.communication, sync);
         largest = std::max(largest, own);
         // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush).
-        activations = std::max(activations, outputs[s] * std::min(m, static_cast<double>(p - s)));
+        activations = std::max(activations, held[s].peak(std::min(m, static_cast<double>(p - s))));
     }
     r.workers = dp.workers;
     r.pipeline_stages = p;
