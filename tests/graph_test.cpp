@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <typeinfo>
 #include <vector>
 #include <steptime/io.hpp>
@@ -245,4 +246,26 @@ TEST_CASE("activations held: a GPT with full recompute keeps each transformer la
     const auto full = estimate(zoo::gpt(plain), dev, cost::kernel{}, opt);
     const auto checkpointed = estimate(zoo::gpt(recomputed), dev, cost::kernel{}, opt);
     CHECK(full.activation_bytes.value() - checkpointed.activation_bytes.value() == 19.0 * 3 * 32 * 64 * 2 * 2);
+}
+
+TEST_CASE("activations held: an output read outside its block, or by no layer, is kept; block numbers from 0") {
+    // x(10) -> a(20) -> b(30) in block 1; c(40) <- b, e(60) <- c and d(50) <- a in block 2; all recomputed.
+    network net("skips");
+    net.add("x", ops::input{tensor_shape::image(1, 1, 10)});
+    const std::tuple<const char*, std::int64_t, const char*, int> layers[] = {
+        {"a", 20, "x", 1}, {"b", 30, "a", 1}, {"c", 40, "b", 2}, {"d", 50, "a", 2}, {"e", 60, "c", 2}};
+    for (const auto& [name, width, parent, block] : layers) {
+        ops::dense d;
+        d.outputs = width;
+        const auto v = net.add(name, d, {parent});
+        net.set_block(v, block);
+        net.recompute(v);
+    }
+    activation_tally held;
+    for (auto v : net.vertices()) held.add(net, v);
+    // a is read by d in block 2, b by c in block 2, d and e by no layer (the network's outputs): kept, with x,
+    // 10 + 20 + 30 + 50 + 60 = 170. Only c is read inside its block alone: block 2 rebuilds its 40.
+    CHECK(held.peak() == 170 + 40);
+    CHECK_ERROR(invalid_model, net.set_block(*net.find("a"), -1),
+                "layer 'a' put in block -1, expected a block number from 1 (0: none)");
 }

@@ -364,7 +364,7 @@ TEST_CASE("gpt: the forward matmuls are the paper's count, 24 s h^2 + 4 s^2 h pe
     CHECK(net.size() == 3 + 3 * 12 + 3);
 }
 
-TEST_CASE("gpt: recompute runs each transformer layer's forward pass again in the backward pass, nothing else") {
+TEST_CASE("gpt: recompute runs each transformer layer's forward pass again in the backward pass, and changes no other time") {
     const zoo::gpt_config g{2, 64, 4, 32, 100, false};
     zoo::gpt_config r = g;
     r.recompute = true;

@@ -1875,8 +1875,9 @@ struct layer {
     tensor_shape output{};
     std::int64_t parameters = 0;
     std::optional<int> device{};  // model-parallel placement; unset = not split across devices
-    // Activation recompute (checkpointing; Chen et al. 2016): the output is not kept, and the backward pass runs
-    // the forward pass again before its own (Megatron-LM's --checkpoint-activations of transformer layers).
+    // Activation recompute (checkpointing; Chen et al. 2016): the backward pass runs the forward pass again before
+    // its own (Megatron-LM's --checkpoint-activations of transformer layers), and the output is not kept unless a
+    // layer outside its block reads it (activation_tally): outside a block, recompute costs time and saves nothing.
     bool recomputed = false;
     group_all_reduce all_reduce = group_all_reduce::none;  // tensor parallelism: see the enum
     // The repeated unit it belongs to (a transformer layer), numbered from 1; 0: none. Pipeline stages take whole
@@ -1940,7 +1941,12 @@ public:
     // Marks where a layer of a tensor-parallel network all-reduces among the group's GPUs.
     void all_reduce(vertex v, group_all_reduce where) { g_[v].all_reduce = where; }
     // Puts a layer in a repeated block (see layer::block).
-    void set_block(vertex v, int block) { g_[v].block = block; }
+    void set_block(vertex v, int block) {
+        if (block < 0)
+            throw invalid_model("network '" + name_ + "': layer '" + g_[v].name + "' put in block " +
+                                std::to_string(block) + ", expected a block number from 1 (0: none)");
+        g_[v].block = block;
+    }
 
     std::size_t size() const { return boost::num_vertices(g_); }
     bool empty() const { return size() == 0; }
@@ -3333,9 +3339,9 @@ static_assert(CommModel<collective_model> && CommModel<any_comm_model>);
 namespace steptime {
 
 // One sample's activations in elements, over the layers added. A layer's output is kept from the forward pass
-// until its gradients are due, but a recomputed layer's is dropped unless a layer outside its block reads it (the
-// block's output, which the next block recomputes from); when the block's gradients are due, its forward pass runs
-// again and holds the block's dropped outputs meanwhile, one block at a time.
+// until its gradients are due, but a recomputed layer's is dropped when only layers of its own block read it (else
+// it is the block's output, which the next block recomputes from, or the network's); when the block's gradients
+// are due, its forward pass runs again and holds the block's dropped outputs meanwhile, one block at a time.
 class activation_tally {
 public:
     template <class Net>
@@ -3345,15 +3351,14 @@ public:
             kept_ += elements;
             return;
         }
-        const auto block = static_cast<std::size_t>(net[v].block);
-        if (rebuilt_.size() <= block) rebuilt_.resize(block + 1);
-        rebuilt_[block] += elements;
+        rebuilt_[net[v].block] += elements;
     }
 
     // The most held at once: the kept outputs of `in_flight` samples (a pipeline stage's micro-batches in flight
     // hold theirs) and the largest block's rebuilt ones.
     double peak(double in_flight = 1) const {
-        const double rebuilt = rebuilt_.empty() ? 0 : *std::max_element(rebuilt_.begin(), rebuilt_.end());
+        double rebuilt = 0;
+        for (const auto& [block, elements] : rebuilt_) rebuilt = std::max(rebuilt, elements);
         return kept_ * in_flight + rebuilt;
     }
 
@@ -3362,13 +3367,16 @@ private:
     static bool dropped(const Net& net, typename Net::vertex v) {
         const auto& l = net[v];
         if (!l.recomputed || l.block == 0) return false;  // outside a block, a layer is its own checkpoint
-        for (auto w : net.children(v))
+        bool read = false;
+        for (auto w : net.children(v)) {
             if (net[w].block != l.block) return false;
-        return true;
+            read = true;
+        }
+        return read;  // the network's output is kept
     }
 
     double kept_ = 0;
-    std::vector<double> rebuilt_;  // per block
+    std::unordered_map<int, double> rebuilt_;  // per block
 };
 
 }  // namespace steptime
@@ -3940,7 +3948,7 @@ std::vector<int> pipeline_chunks(const Net& net, const std::vector<seconds>& tim
     std::vector<int> chunk(n);
     int blocks = 0;
     for (auto v : net.vertices()) {
-        if (net[v].block < 0 || (net[v].block > 0 && net[v].block < blocks))
+        if (net[v].block > 0 && net[v].block < blocks)
             throw invalid_model("network '" + net.name() + "': layer '" + net[v].name + "' is in block " +
                                 std::to_string(net[v].block) + ", expected blocks numbered from 1 in layer order");
         blocks = std::max(blocks, net[v].block);

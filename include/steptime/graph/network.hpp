@@ -32,8 +32,9 @@ struct layer {
     tensor_shape output{};
     std::int64_t parameters = 0;
     std::optional<int> device{};  // model-parallel placement; unset = not split across devices
-    // Activation recompute (checkpointing; Chen et al. 2016): the output is not kept, and the backward pass runs
-    // the forward pass again before its own (Megatron-LM's --checkpoint-activations of transformer layers).
+    // Activation recompute (checkpointing; Chen et al. 2016): the backward pass runs the forward pass again before
+    // its own (Megatron-LM's --checkpoint-activations of transformer layers), and the output is not kept unless a
+    // layer outside its block reads it (activation_tally): outside a block, recompute costs time and saves nothing.
     bool recomputed = false;
     group_all_reduce all_reduce = group_all_reduce::none;  // tensor parallelism: see the enum
     // The repeated unit it belongs to (a transformer layer), numbered from 1; 0: none. Pipeline stages take whole
@@ -97,7 +98,12 @@ public:
     // Marks where a layer of a tensor-parallel network all-reduces among the group's GPUs.
     void all_reduce(vertex v, group_all_reduce where) { g_[v].all_reduce = where; }
     // Puts a layer in a repeated block (see layer::block).
-    void set_block(vertex v, int block) { g_[v].block = block; }
+    void set_block(vertex v, int block) {
+        if (block < 0)
+            throw invalid_model("network '" + name_ + "': layer '" + g_[v].name + "' put in block " +
+                                std::to_string(block) + ", expected a block number from 1 (0: none)");
+        g_[v].block = block;
+    }
 
     std::size_t size() const { return boost::num_vertices(g_); }
     bool empty() const { return size() == 0; }

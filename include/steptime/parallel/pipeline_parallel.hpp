@@ -45,7 +45,7 @@ std::vector<int> pipeline_chunks(const Net& net, const std::vector<seconds>& tim
     std::vector<int> chunk(n);
     int blocks = 0;
     for (auto v : net.vertices()) {
-        if (net[v].block < 0 || (net[v].block > 0 && net[v].block < blocks))
+        if (net[v].block > 0 && net[v].block < blocks)
             throw invalid_model("network '" + net.name() + "': layer '" + net[v].name + "' is in block " +
                                 std::to_string(net[v].block) + ", expected blocks numbered from 1 in layer order");
         blocks = std::max(blocks, net[v].block);
