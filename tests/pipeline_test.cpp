@@ -212,20 +212,22 @@ TEST_CASE("pipeline: interleaved, stage s holds chunks s, s + p, ...: its weight
     CHECK(s(e.parts[0].sync) == doctest::Approx(2 * (1e-6 + 702800.0 * 4 / 2 / 10e9)).epsilon(1e-12));
     CHECK(e.parameters == 1406000);
     CHECK(e.gradient_bytes.value() == doctest::Approx(1406000.0 * 4));
-    // In flight (1F1B: min(m, p - s) micro-batches of 8 samples): stage 1 two of its outputs, 1024 + 100 + 300 FP32
-    // values a sample (91,136 B), stage 2 one of 2000 + 4000 (192,000 B), the most.
-    CHECK(e.activation_bytes.value() == doctest::Approx(1 * 8 * (2000 + 4000) * 4.0));
+    // In flight (1F1B: min(m, p - s) micro-batches of 8 samples), the outputs a dense layer's gradient reads: stage
+    // 1 two of x, fc1 and fc3's, 1024 + 100 + 300 FP32 values a sample (91,136 B), the most; stage 2 one of fc2's
+    // 2000 (64,000 B; fc4's no layer reads).
+    CHECK(e.activation_bytes.value() == doctest::Approx(2 * 8 * (1024 + 100 + 300) * 4.0));
 }
 
 TEST_CASE("pipeline: with recompute, a stage keeps each transformer layer's output per micro-batch in flight") {
-    // 4 layers of s x h = 32 x 64 = 2048 in 2 stages, 4 micro-batches of 2. Stage 1 keeps per sample the 32 tokens,
-    // the embedding's and its dropout's outputs and its 2 layers' outputs, 32 + 4 x 2048 = 8224, for min(4, 2)
-    // micro-batches in flight, and rebuilds one layer's other 19 x 2048 at a time (graph_test's GPT case):
-    // 2 x 8224 + 38912 = 55360 values a sample, FP16. Stage 2 keeps less for its 1 in flight.
+    // 4 layers of s x h = 32 x 64 = 2048 in 2 stages, 4 micro-batches of 2. Stage 1 keeps per sample the embedding
+    // dropout's output (the first layer's checkpoint; the tokens and the embedding's output no gradient reads) and
+    // its 2 layers' outputs, 3 x 2048, for min(4, 2) micro-batches in flight, and rebuilds one layer's other
+    // 15 x 2048 at a time (graph_test's GPT case): 2 x 6144 + 30720 = 43008 values a sample, FP16. Stage 2 keeps 2
+    // layers' outputs, ln_f's and the 32 x 128 logits, 10240, for its 1 in flight: 40960.
     const network net = zoo::gpt({4, 64, 4, 32, 128, true});
     const auto e = estimate(net, devices::get("a100-sxm4-80gb"), cost::kernel{}, ring_over(instant), data_parallel{1},
                             pipeline_parallel{2, 4, 1, instant}, {.batch = 2, .precision = element_type::fp16});
-    CHECK(e.activation_bytes.value() == 55360.0 * 2 * 2);
+    CHECK(e.activation_bytes.value() == 43008.0 * 2 * 2);
 }
 
 TEST_CASE("pipeline: tensor-parallel stages send a slice each and all-gather it (Megatron-LM's scatter-gather)") {

@@ -80,9 +80,9 @@ struct step_estimate {
     std::int64_t parameters = 0;  // one GPU's (a pipeline: its largest stage's)
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
-    // The layer outputs held for the backward pass, for the whole batch (activation_tally): every layer's but those
-    // a recomputed block drops, plus the largest block's while it is rebuilt; a pipeline: its fullest stage's, for
-    // the micro-batches in flight.
+    // The layer outputs the backward pass reads, for the whole batch (activation_tally): those a recomputed block
+    // drops counted once, for the largest block while it is rebuilt; a pipeline: its fullest stage's, for the
+    // micro-batches in flight.
     bytes activation_bytes{};
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages

@@ -3335,23 +3335,69 @@ static_assert(CommModel<collective_model> && CommModel<any_comm_model>);
 // steptime/graph/activations.hpp: the layer outputs a training step holds for its backward pass, activation
 // recompute included (Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost").
 
+#include <type_traits>
+
 
 namespace steptime {
 
-// One sample's activations in elements, over the layers added. A layer's output is kept from the forward pass
-// until its gradients are due, but a recomputed layer's is dropped when only layers of its own block read it (else
-// it is the block's output, which the next block recomputes from, or the network's); when the block's gradients
-// are due, its forward pass runs again and holds the block's dropped outputs meanwhile, one block at a time.
+// Which of its tensors a layer's backward pass reads, as autograd saves them (PyTorch's derivatives): weights'
+// gradients read the input, ReLU's, sigmoid's, tanh's, ELU's and softmax's the output; sums, concatenations,
+// reshapes, dropout (a mask of its own) and averages read neither. Buffers beyond the layer's input and output
+// (dropout masks, max pooling's indices, attention's scores) are not counted.
+struct backward_reads {
+    bool input = false;
+    bool output = false;
+};
+
+inline backward_reads backward_reads_of(const layer_op& op) {
+    return std::visit(
+        [](const auto& o) -> backward_reads {
+            using T = std::decay_t<decltype(o)>;
+            if constexpr (std::is_same_v<T, ops::conv2d> || std::is_same_v<T, ops::deconv2d> || std::is_same_v<T, ops::dense> ||
+                          std::is_same_v<T, ops::batch_norm> || std::is_same_v<T, ops::layer_norm> ||
+                          std::is_same_v<T, ops::attention> || std::is_same_v<T, ops::softmax_cross_entropy>)
+                return {.input = true};
+            else if constexpr (std::is_same_v<T, ops::lrn> || std::is_same_v<T, ops::recurrent>)
+                return {.input = true, .output = true};
+            else if constexpr (std::is_same_v<T, ops::softmax>)
+                return {.output = true};
+            else if constexpr (std::is_same_v<T, ops::pool2d>)
+                return {.input = o.type == ops::pool2d::method::max};
+            else if constexpr (std::is_same_v<T, ops::elementwise>)
+                return {.input = o.op == ops::elementwise::operation::multiply};
+            else if constexpr (std::is_same_v<T, ops::activation>) {
+                using f = ops::activation::function;
+                const bool by_input = o.fn == f::leaky_relu || o.fn == f::gelu || o.fn == f::silu;
+                return {.input = by_input, .output = !by_input};
+            } else
+                return {};  // input, dropout, concat, reshape, passthrough, embedding (its indices)
+        },
+        op);
+}
+
+// One sample's activations in elements, over the layers added. A layer's output is held from the forward pass until
+// the gradients that read it are done: when its own backward pass or a reader's reads it, or a recomputed block
+// other than its own starts from it. A recomputed layer's output is dropped when only layers of its own block read
+// it; when the block's gradients are due, its forward pass runs again and holds the block's held outputs
+// meanwhile, one block at a time.
 class activation_tally {
 public:
     template <class Net>
     void add(const Net& net, typename Net::vertex v) {
-        const double elements = static_cast<double>(net[v].output.elements());
-        if (!dropped(net, v)) {
-            kept_ += elements;
-            return;
+        const auto& l = net[v];
+        bool held = backward_reads_of(l.op).output, outside = false, inside = false;
+        for (auto w : net.children(v)) {
+            const bool reads = backward_reads_of(net[w].op).input;
+            const bool other_block = net[w].block != l.block;
+            held = held || reads || (net[w].recomputed && net[w].block != 0 && other_block);
+            (other_block ? outside : inside) = true;
         }
-        rebuilt_[net[v].block] += elements;
+        if (!held) return;
+        const double elements = static_cast<double>(l.output.elements());
+        if (l.recomputed && l.block != 0 && inside && !outside)
+            rebuilt_[l.block] += elements;
+        else
+            kept_ += elements;
     }
 
     // The most held at once: the kept outputs of `in_flight` samples (a pipeline stage's micro-batches in flight
@@ -3363,18 +3409,6 @@ public:
     }
 
 private:
-    template <class Net>
-    static bool dropped(const Net& net, typename Net::vertex v) {
-        const auto& l = net[v];
-        if (!l.recomputed || l.block == 0) return false;  // outside a block, a layer is its own checkpoint
-        bool read = false;
-        for (auto w : net.children(v)) {
-            if (net[w].block != l.block) return false;
-            read = true;
-        }
-        return read;  // the network's output is kept
-    }
-
     double kept_ = 0;
     std::unordered_map<int, double> rebuilt_;  // per block
 };
@@ -3448,9 +3482,9 @@ struct step_estimate {
     std::int64_t parameters = 0;  // one GPU's (a pipeline: its largest stage's)
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
-    // The layer outputs held for the backward pass, for the whole batch (activation_tally): every layer's but those
-    // a recomputed block drops, plus the largest block's while it is rebuilt; a pipeline: its fullest stage's, for
-    // the micro-batches in flight.
+    // The layer outputs the backward pass reads, for the whole batch (activation_tally): those a recomputed block
+    // drops counted once, for the largest block while it is rebuilt; a pipeline: its fullest stage's, for the
+    // micro-batches in flight.
     bytes activation_bytes{};
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages
@@ -3920,7 +3954,6 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, mo
 // PipeDream-Flush or Megatron-LM's interleaved one (Narayanan et al., SC21, section 2.2), flushed every step;
 // replicas of the whole pipeline all-reduce each stage's gradients after the flush.
 
-#include <type_traits>
 
 
 namespace steptime {
