@@ -214,7 +214,7 @@ TEST_CASE("activations held: a recomputed block drops all but its output and reb
         last = name;
     }
     activation_tally held;
-    for (auto v : net.vertices()) held.add(net, v);
+    for (auto v : net.vertices()) held.add(net, v, 1.0);  // a byte a value: bytes count values
     // A dense layer's weight gradient reads its input. Kept: x, fc2 (read by block 2), fc4 (read by fc5): 10 + 200
     // + 40 = 250; rebuilt: fc1's 100 in block 1, fc3's 300 in block 2, the larger 300; fc5's output no layer reads.
     CHECK(held.peak() == 550);
@@ -230,15 +230,17 @@ TEST_CASE("activations held: a recomputed block drops all but its output and reb
     d.outputs = 7;
     lone.recompute(lone.add("fc", d, {"x"}));
     activation_tally alone;
-    for (auto v : lone.vertices()) alone.add(lone, v);
+    for (auto v : lone.vertices()) alone.add(lone, v, 1.0);
     CHECK(alone.peak() == 10);
 }
 
 TEST_CASE("activations held: a GPT with full recompute keeps each transformer layer's output") {
     // The backward pass reads 16 s x h values of a layer's outputs: ln1's (read by qkv), qkv's 3 (attention),
     // attention's (proj), add1's (ln2), ln2's (fc1), fc1's 4 (GELU reads its input), GELU's 4 (fc2) and add2's (the
-    // next layer's ln1); proj's, fc2's and the dropouts' only a sum or a dropout reads. Recomputed, a layer keeps
-    // add2's one and rebuilds the other 15, one layer at a time: 4 layers hold 15 x (4 - 1) s x h fewer a sample.
+    // next layer's ln1); proj's, fc2's and the dropouts' only a sum or a dropout reads. Attention also keeps 4 heads'
+    // 32 x 32 probabilities, their dropout (2 bytes each) and its mask (1): 4 x 32 x 32 x 5 = 20480 bytes.
+    // Recomputed, a layer keeps add2's one value and rebuilds the rest, one layer at a time: 4 layers hold
+    // 3 x (15 x 2048 x 2 + 20480) bytes fewer a sample, for 2 samples.
     const zoo::gpt_config plain{4, 64, 4, 32, 128, false};
     zoo::gpt_config recomputed = plain;
     recomputed.recompute = true;
@@ -246,7 +248,7 @@ TEST_CASE("activations held: a GPT with full recompute keeps each transformer la
     const estimate_options opt{.batch = 2, .precision = element_type::fp16};
     const auto full = estimate(zoo::gpt(plain), dev, cost::kernel{}, opt);
     const auto checkpointed = estimate(zoo::gpt(recomputed), dev, cost::kernel{}, opt);
-    CHECK(full.activation_bytes.value() - checkpointed.activation_bytes.value() == 15.0 * 3 * 32 * 64 * 2 * 2);
+    CHECK(full.activation_bytes.value() - checkpointed.activation_bytes.value() == 3.0 * (15 * 2048 * 2 + 20480) * 2);
 }
 
 TEST_CASE("activations held: read outside its block, or by its own backward pass, an output is kept") {
@@ -265,11 +267,43 @@ TEST_CASE("activations held: read outside its block, or by its own backward pass
         net.recompute(v);
     }
     activation_tally held;
-    for (auto v : net.vertices()) held.add(net, v);
+    for (auto v : net.vertices()) held.add(net, v, 1.0);  // a byte a value: bytes count values
     // Kept: x (a reads it), a (d in block 2 reads it), b (c in block 2), g (ReLU reads its output; the network's):
     // 10 + 20 + 30 + 60 = 120. Rebuilt in block 2: e's 40 (ReLU reads its output, f its input). Held by none: c
     // (ReLU reads its output, not its input), f (likewise), d (no layer reads it).
     CHECK(held.peak() == 120 + 40);
     CHECK_ERROR(invalid_model, net.set_block(*net.find("a"), -1),
                 "layer 'a' put in block -1, expected a block number from 1 (0: none)");
+}
+
+TEST_CASE("activations held: a view holds no storage of its own; a reader outside the recompute keeps an output") {
+    // x (2 x 2 x 3 = 12 values) -> ReLU -> flatten -> dense(5): ReLU's output is held once, for its own gradient and
+    // (through the view) the dense layer's; x no gradient reads (ReLU reads its output), the dense output none.
+    network views("views");
+    views.add("x", ops::input{tensor_shape::image(2, 2, 3)});
+    views.add("r", ops::activation{}, {"x"});
+    views.add("f", ops::reshape{{0}}, {"r"});
+    ops::dense d;
+    d.outputs = 5;
+    views.add("d", d, {"f"});
+    activation_tally held;
+    for (auto v : views.vertices()) held.add(views, v, 1.0);
+    CHECK(held.peak() == 12);
+
+    // x(10) -> a(20) -> b(30) -> c(40), all in block 1, b not recomputed: b saved a's output going forward, so a's is
+    // kept, as is b's own (not rebuilt): 10 + 20 + 30 = 60, nothing rebuilt.
+    network partial("partial");
+    partial.add("x", ops::input{tensor_shape::image(1, 1, 10)});
+    std::string last = "x";
+    for (const auto& [name, width] : {std::pair{"a", 20}, std::pair{"b", 30}, std::pair{"c", 40}}) {
+        ops::dense fc;
+        fc.outputs = width;
+        const auto v = partial.add(name, fc, {last});
+        partial.set_block(v, 1);
+        if (std::string_view(name) != "b") partial.recompute(v);
+        last = name;
+    }
+    activation_tally kept;
+    for (auto v : partial.vertices()) kept.add(partial, v, 1.0);
+    CHECK(kept.peak() == 60);
 }

@@ -219,15 +219,16 @@ TEST_CASE("pipeline: interleaved, stage s holds chunks s, s + p, ...: its weight
 }
 
 TEST_CASE("pipeline: with recompute, a stage keeps each transformer layer's output per micro-batch in flight") {
-    // 4 layers of s x h = 32 x 64 = 2048 in 2 stages, 4 micro-batches of 2. Stage 1 keeps per sample the embedding
+    // 4 layers of s x h = 32 x 64 = 2048 in 2 stages, 4 micro-batches of 2, FP16. Each stage rebuilds one layer at a
+    // time, 15 x 2048 x 2 + 20480 = 81920 bytes a sample (graph_test's GPT case). Stage 1 keeps the embedding
     // dropout's output (the first layer's checkpoint; the tokens and the embedding's output no gradient reads) and
-    // its 2 layers' outputs, 3 x 2048, for min(4, 2) micro-batches in flight, and rebuilds one layer's other
-    // 15 x 2048 at a time (graph_test's GPT case): 2 x 6144 + 30720 = 43008 values a sample, FP16. Stage 2 keeps 2
-    // layers' outputs, ln_f's and the 32 x 128 logits, 10240, for its 1 in flight: 40960.
+    // its 2 layers' outputs, 3 x 2048 x 2 bytes, for min(4, 2) micro-batches in flight: 2 x 12288 + 81920 = 106496.
+    // Stage 2 keeps its 2 layers' outputs and ln_f's, 3 x 2048 x 2, and the loss's FP32 probabilities over the
+    // 32 x 128 logits (Megatron's FP32 loss), 16384, for its 1 in flight: 28672 + 81920 = 110592, the most.
     const network net = zoo::gpt({4, 64, 4, 32, 128, true});
     const auto e = estimate(net, devices::get("a100-sxm4-80gb"), cost::kernel{}, ring_over(instant), data_parallel{1},
                             pipeline_parallel{2, 4, 1, instant}, {.batch = 2, .precision = element_type::fp16});
-    CHECK(e.activation_bytes.value() == 43008.0 * 2 * 2);
+    CHECK(e.activation_bytes.value() == 110592.0 * 2);
 }
 
 TEST_CASE("pipeline: tensor-parallel stages send a slice each and all-gather it (Megatron-LM's scatter-gather)") {

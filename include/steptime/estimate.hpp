@@ -80,9 +80,9 @@ struct step_estimate {
     std::int64_t parameters = 0;  // one GPU's (a pipeline: its largest stage's)
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
-    // The layer outputs the backward pass reads, for the whole batch (activation_tally): those a recomputed block
-    // drops counted once, for the largest block while it is rebuilt; a pipeline: its fullest stage's, for the
-    // micro-batches in flight.
+    // The activations the backward pass reads, for the whole batch (activation_tally): those a recomputed block
+    // does not keep counted once, for the largest block while it is rebuilt; a pipeline: its fullest stage's, for
+    // 1F1B's micro-batches in flight.
     bytes activation_bytes{};
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages
@@ -161,7 +161,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     activation_tally held;
     for (auto v : net.vertices()) {
         const auto& l = net[v];
-        held.add(net, v);
+        held.add(net, v, element_bytes(opt.precision));
         auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
                                                        model.layer(net, v, pass::backward, ctx)});
         if (group && l.all_reduce != group_all_reduce::none) {
@@ -194,7 +194,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
     r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
-    r.activation_bytes = bytes_of(held.peak() * static_cast<double>(batch) * element_bytes(opt.precision));
+    r.activation_bytes = bytes_of(held.peak() * static_cast<double>(batch));
     detail::require_finite(r.total, "the step time of '" + r.model + "'");
     return r;
 }

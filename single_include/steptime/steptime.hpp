@@ -1876,8 +1876,8 @@ struct layer {
     std::int64_t parameters = 0;
     std::optional<int> device{};  // model-parallel placement; unset = not split across devices
     // Activation recompute (checkpointing; Chen et al. 2016): the backward pass runs the forward pass again before
-    // its own (Megatron-LM's --checkpoint-activations of transformer layers), and the output is not kept unless a
-    // layer outside its block reads it (activation_tally): outside a block, recompute costs time and saves nothing.
+    // its own (Megatron-LM's --checkpoint-activations of transformer layers), and the output is not kept when only
+    // recomputed layers of its block read it (activation_tally): outside a block, recompute costs time, saves nothing.
     bool recomputed = false;
     group_all_reduce all_reduce = group_all_reduce::none;  // tensor parallelism: see the enum
     // The repeated unit it belongs to (a transformer layer), numbered from 1; 0: none. Pipeline stages take whole
@@ -3332,18 +3332,19 @@ static_assert(CommModel<collective_model> && CommModel<any_comm_model>);
 }  // namespace steptime
 // ---- end steptime/comm/collectives.hpp ----
 // ---- begin steptime/graph/activations.hpp ----
-// steptime/graph/activations.hpp: the layer outputs a training step holds for its backward pass, activation
-// recompute included (Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost").
+// steptime/graph/activations.hpp: the activations a training step holds for its backward pass, activation recompute
+// included (Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost").
 
 #include <type_traits>
 
 
 namespace steptime {
 
-// Which of its tensors a layer's backward pass reads, as autograd saves them (PyTorch's derivatives): weights'
-// gradients read the input, ReLU's, sigmoid's, tanh's, ELU's and softmax's the output; sums, concatenations,
-// reshapes, dropout (a mask of its own) and averages read neither. Buffers beyond the layer's input and output
-// (dropout masks, max pooling's indices, attention's scores) are not counted.
+// Which of its tensors a layer's backward pass reads, as PyTorch's autograd saves them: weights' gradients read the
+// input, ReLU's, sigmoid's, tanh's and softmax's the output, GELU's, SiLU's, leaky ReLU's and ELU's the input; sums,
+// concatenations, dropout (a mask of its own, below), global averages and an embedding (its indices, a few bytes)
+// read neither. LRN and recurrent layers read both; PyTorch's LRN also keeps three input-sized intermediates and
+// cuDNN's RNNs their gates (the reserve space), which are not counted.
 struct backward_reads {
     bool input = false;
     bool output = false;
@@ -3362,53 +3363,85 @@ inline backward_reads backward_reads_of(const layer_op& op) {
             else if constexpr (std::is_same_v<T, ops::softmax>)
                 return {.output = true};
             else if constexpr (std::is_same_v<T, ops::pool2d>)
-                return {.input = o.type == ops::pool2d::method::max};
+                return {.input = !o.global || o.type == ops::pool2d::method::max};
             else if constexpr (std::is_same_v<T, ops::elementwise>)
                 return {.input = o.op == ops::elementwise::operation::multiply};
             else if constexpr (std::is_same_v<T, ops::activation>) {
                 using f = ops::activation::function;
-                const bool by_input = o.fn == f::leaky_relu || o.fn == f::gelu || o.fn == f::silu;
-                return {.input = by_input, .output = !by_input};
+                const bool by_output = o.fn == f::relu || o.fn == f::sigmoid || o.fn == f::tanh;
+                return {.input = !by_output, .output = by_output};
             } else
-                return {};  // input, dropout, concat, reshape, passthrough, embedding (its indices)
+                return {};
         },
         op);
 }
 
-// One sample's activations in elements, over the layers added. A layer's output is held from the forward pass until
-// the gradients that read it are done: when its own backward pass or a reader's reads it, or a recomputed block
-// other than its own starts from it. A recomputed layer's output is dropped when only layers of its own block read
-// it; when the block's gradients are due, its forward pass runs again and holds the block's held outputs
-// meanwhile, one block at a time.
+// One sample's activations in bytes, over the layers added, at `element_bytes` a value. A layer's output is held
+// from the forward pass until the gradients that read it are done: when its own backward pass reads it, or a
+// reader's, or a recomputed block other than its own starts from it. A reshape is a view: its readers hold its
+// input's storage. A recomputed layer's output is not kept when only the recomputed layers of its own block read it:
+// when the block's gradients are due, its forward pass runs again and holds what it rebuilds meanwhile, one block at
+// a time. Beyond inputs and outputs, attention keeps its probabilities, their dropout and its mask (a byte a score,
+// Megatron-LM's CoreAttention), and Megatron's FP32 loss its probabilities in FP32 instead of the logits.
 class activation_tally {
 public:
     template <class Net>
-    void add(const Net& net, typename Net::vertex v) {
+    void add(const Net& net, typename Net::vertex v, double element_bytes) {
         const auto& l = net[v];
-        bool held = backward_reads_of(l.op).output, outside = false, inside = false;
-        for (auto w : net.children(v)) {
-            const bool reads = backward_reads_of(net[w].op).input;
-            const bool other_block = net[w].block != l.block;
-            held = held || reads || (net[w].recomputed && net[w].block != 0 && other_block);
-            (other_block ? outside : inside) = true;
-        }
-        if (!held) return;
-        const double elements = static_cast<double>(l.output.elements());
-        if (l.recomputed && l.block != 0 && inside && !outside)
-            rebuilt_[l.block] += elements;
-        else
-            kept_ += elements;
+        if (is_view(l.op)) return;  // its storage is its input's
+        const bool rebuilt = l.recomputed && l.block != 0;
+        double width = backward_reads_of(l.op).output ? element_bytes : 0;  // bytes a value, 0: not held
+        bool kept = !rebuilt;
+        for_readers(net, v, [&](const auto& reader) {
+            width = std::max(width, fp32_probabilities(reader.op) ? 4.0 : element_bytes);
+            kept = kept || !reader.recomputed || reader.block != l.block;
+        });
+        held(l, width * static_cast<double>(l.output.elements()) + buffers(l, element_bytes), kept);
     }
 
-    // The most held at once: the kept outputs of `in_flight` samples (a pipeline stage's micro-batches in flight
-    // hold theirs) and the largest block's rebuilt ones.
+    // The most held at once, in bytes a sample: the kept activations of `in_flight` samples (1F1B's micro-batches in
+    // flight on a pipeline stage) and the largest block's rebuilt ones.
     double peak(double in_flight = 1) const {
         double rebuilt = 0;
-        for (const auto& [block, elements] : rebuilt_) rebuilt = std::max(rebuilt, elements);
+        for (const auto& [block, bytes] : rebuilt_) rebuilt = std::max(rebuilt, bytes);
         return kept_ * in_flight + rebuilt;
     }
 
 private:
+    static bool is_view(const layer_op& op) {
+        return std::holds_alternative<ops::reshape>(op) || std::holds_alternative<ops::passthrough>(op);
+    }
+    static bool fp32_probabilities(const layer_op& op) {
+        const auto* loss = std::get_if<ops::softmax_cross_entropy>(&op);
+        return loss && loss->fp32_passes;
+    }
+    // Calls f with every layer whose backward pass reads v's output, through views, or recomputes from it.
+    template <class Net, class F>
+    static void for_readers(const Net& net, typename Net::vertex v, F&& f) {
+        for (auto w : net.children(v)) {
+            const auto& c = net[w];
+            if (is_view(c.op))
+                for_readers(net, w, f);
+            else if (backward_reads_of(c.op).input || (c.recomputed && c.block != 0 && c.block != net[v].block))
+                f(c);
+        }
+    }
+    template <class Layer>
+    static double buffers(const Layer& l, double element_bytes) {
+        const auto* a = std::get_if<ops::attention>(&l.op);
+        if (!a) return 0;
+        const double tokens = static_cast<double>(l.output.h());
+        return static_cast<double>(a->heads) * tokens * tokens * (a->dropout ? 2 * element_bytes + 1 : element_bytes);
+    }
+    template <class Layer>
+    void held(const Layer& l, double bytes, bool kept) {
+        if (bytes == 0) return;
+        if (kept)
+            kept_ += bytes;
+        else
+            rebuilt_[l.block] += bytes;
+    }
+
     double kept_ = 0;
     std::unordered_map<int, double> rebuilt_;  // per block
 };
@@ -3482,9 +3515,9 @@ struct step_estimate {
     std::int64_t parameters = 0;  // one GPU's (a pipeline: its largest stage's)
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
-    // The layer outputs the backward pass reads, for the whole batch (activation_tally): those a recomputed block
-    // drops counted once, for the largest block while it is rebuilt; a pipeline: its fullest stage's, for the
-    // micro-batches in flight.
+    // The activations the backward pass reads, for the whole batch (activation_tally): those a recomputed block
+    // does not keep counted once, for the largest block while it is rebuilt; a pipeline: its fullest stage's, for
+    // 1F1B's micro-batches in flight.
     bytes activation_bytes{};
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages
@@ -3563,7 +3596,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     activation_tally held;
     for (auto v : net.vertices()) {
         const auto& l = net[v];
-        held.add(net, v);
+        held.add(net, v, element_bytes(opt.precision));
         auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
                                                        model.layer(net, v, pass::backward, ctx)});
         if (group && l.all_reduce != group_all_reduce::none) {
@@ -3596,7 +3629,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
     r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
-    r.activation_bytes = bytes_of(held.peak() * static_cast<double>(batch) * element_bytes(opt.precision));
+    r.activation_bytes = bytes_of(held.peak() * static_cast<double>(batch));
     detail::require_finite(r.total, "the step time of '" + r.model + "'");
     return r;
 }
@@ -4083,7 +4116,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         bwd_kernels[c] += e.backward.kernels;
         params[c % p] += net[v].parameters;
         if (c % p != 0) tied[c % p] += detail::tied_weights(net[v]);
-        held[c % p].add(net, v);
+        held[c % p].add(net, v, element_bytes(opt.precision));
         int last = c;  // an output crosses every boundary up to its last consumer's chunk
         for (auto w : net.children(v)) last = std::max(last, chunk[w]);
         for (int b = c; b < last; ++b) sent[b] += static_cast<double>(net[v].output.elements());
@@ -4130,7 +4163,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         r.update = std::max(r.update, update);
         r.communication = std::max(r.communication, sync);
         largest = std::max(largest, own);
-        // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush).
+        // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush); the
+        // interleaved schedule holds up to (v - 1) p chunks' more, not counted.
         activations = std::max(activations, held[s].peak(std::min(m, static_cast<double>(p - s))));
     }
     r.workers = dp.workers;
@@ -4149,8 +4183,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parameters = largest;
     r.parameter_bytes = bytes_of(static_cast<double>(largest) * element_bytes(element_type::fp32));
     r.gradient_bytes = gradients(largest);
-    r.activation_bytes = bytes_of(activations * static_cast<double>(r.batch_per_worker / pp.micro_batches) *
-                                  element_bytes(opt.precision));
+    r.activation_bytes = bytes_of(activations * static_cast<double>(r.batch_per_worker / pp.micro_batches));
     r.exposed_communication = r.communication;
     r.total = r.forward + r.backward + r.pipeline_communication + r.bubble + r.update + r.exposed_communication;
     detail::require_finite(r.total, "the pipelined step time of '" + r.model + "'");

@@ -1,5 +1,5 @@
-// steptime/graph/activations.hpp: the layer outputs a training step holds for its backward pass, activation
-// recompute included (Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost").
+// steptime/graph/activations.hpp: the activations a training step holds for its backward pass, activation recompute
+// included (Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost").
 #pragma once
 
 #include <algorithm>
@@ -11,10 +11,11 @@
 
 namespace steptime {
 
-// Which of its tensors a layer's backward pass reads, as autograd saves them (PyTorch's derivatives): weights'
-// gradients read the input, ReLU's, sigmoid's, tanh's, ELU's and softmax's the output; sums, concatenations,
-// reshapes, dropout (a mask of its own) and averages read neither. Buffers beyond the layer's input and output
-// (dropout masks, max pooling's indices, attention's scores) are not counted.
+// Which of its tensors a layer's backward pass reads, as PyTorch's autograd saves them: weights' gradients read the
+// input, ReLU's, sigmoid's, tanh's and softmax's the output, GELU's, SiLU's, leaky ReLU's and ELU's the input; sums,
+// concatenations, dropout (a mask of its own, below), global averages and an embedding (its indices, a few bytes)
+// read neither. LRN and recurrent layers read both; PyTorch's LRN also keeps three input-sized intermediates and
+// cuDNN's RNNs their gates (the reserve space), which are not counted.
 struct backward_reads {
     bool input = false;
     bool output = false;
@@ -33,53 +34,85 @@ inline backward_reads backward_reads_of(const layer_op& op) {
             else if constexpr (std::is_same_v<T, ops::softmax>)
                 return {.output = true};
             else if constexpr (std::is_same_v<T, ops::pool2d>)
-                return {.input = o.type == ops::pool2d::method::max};
+                return {.input = !o.global || o.type == ops::pool2d::method::max};
             else if constexpr (std::is_same_v<T, ops::elementwise>)
                 return {.input = o.op == ops::elementwise::operation::multiply};
             else if constexpr (std::is_same_v<T, ops::activation>) {
                 using f = ops::activation::function;
-                const bool by_input = o.fn == f::leaky_relu || o.fn == f::gelu || o.fn == f::silu;
-                return {.input = by_input, .output = !by_input};
+                const bool by_output = o.fn == f::relu || o.fn == f::sigmoid || o.fn == f::tanh;
+                return {.input = !by_output, .output = by_output};
             } else
-                return {};  // input, dropout, concat, reshape, passthrough, embedding (its indices)
+                return {};
         },
         op);
 }
 
-// One sample's activations in elements, over the layers added. A layer's output is held from the forward pass until
-// the gradients that read it are done: when its own backward pass or a reader's reads it, or a recomputed block
-// other than its own starts from it. A recomputed layer's output is dropped when only layers of its own block read
-// it; when the block's gradients are due, its forward pass runs again and holds the block's held outputs
-// meanwhile, one block at a time.
+// One sample's activations in bytes, over the layers added, at `element_bytes` a value. A layer's output is held
+// from the forward pass until the gradients that read it are done: when its own backward pass reads it, or a
+// reader's, or a recomputed block other than its own starts from it. A reshape is a view: its readers hold its
+// input's storage. A recomputed layer's output is not kept when only the recomputed layers of its own block read it:
+// when the block's gradients are due, its forward pass runs again and holds what it rebuilds meanwhile, one block at
+// a time. Beyond inputs and outputs, attention keeps its probabilities, their dropout and its mask (a byte a score,
+// Megatron-LM's CoreAttention), and Megatron's FP32 loss its probabilities in FP32 instead of the logits.
 class activation_tally {
 public:
     template <class Net>
-    void add(const Net& net, typename Net::vertex v) {
+    void add(const Net& net, typename Net::vertex v, double element_bytes) {
         const auto& l = net[v];
-        bool held = backward_reads_of(l.op).output, outside = false, inside = false;
-        for (auto w : net.children(v)) {
-            const bool reads = backward_reads_of(net[w].op).input;
-            const bool other_block = net[w].block != l.block;
-            held = held || reads || (net[w].recomputed && net[w].block != 0 && other_block);
-            (other_block ? outside : inside) = true;
-        }
-        if (!held) return;
-        const double elements = static_cast<double>(l.output.elements());
-        if (l.recomputed && l.block != 0 && inside && !outside)
-            rebuilt_[l.block] += elements;
-        else
-            kept_ += elements;
+        if (is_view(l.op)) return;  // its storage is its input's
+        const bool rebuilt = l.recomputed && l.block != 0;
+        double width = backward_reads_of(l.op).output ? element_bytes : 0;  // bytes a value, 0: not held
+        bool kept = !rebuilt;
+        for_readers(net, v, [&](const auto& reader) {
+            width = std::max(width, fp32_probabilities(reader.op) ? 4.0 : element_bytes);
+            kept = kept || !reader.recomputed || reader.block != l.block;
+        });
+        held(l, width * static_cast<double>(l.output.elements()) + buffers(l, element_bytes), kept);
     }
 
-    // The most held at once: the kept outputs of `in_flight` samples (a pipeline stage's micro-batches in flight
-    // hold theirs) and the largest block's rebuilt ones.
+    // The most held at once, in bytes a sample: the kept activations of `in_flight` samples (1F1B's micro-batches in
+    // flight on a pipeline stage) and the largest block's rebuilt ones.
     double peak(double in_flight = 1) const {
         double rebuilt = 0;
-        for (const auto& [block, elements] : rebuilt_) rebuilt = std::max(rebuilt, elements);
+        for (const auto& [block, bytes] : rebuilt_) rebuilt = std::max(rebuilt, bytes);
         return kept_ * in_flight + rebuilt;
     }
 
 private:
+    static bool is_view(const layer_op& op) {
+        return std::holds_alternative<ops::reshape>(op) || std::holds_alternative<ops::passthrough>(op);
+    }
+    static bool fp32_probabilities(const layer_op& op) {
+        const auto* loss = std::get_if<ops::softmax_cross_entropy>(&op);
+        return loss && loss->fp32_passes;
+    }
+    // Calls f with every layer whose backward pass reads v's output, through views, or recomputes from it.
+    template <class Net, class F>
+    static void for_readers(const Net& net, typename Net::vertex v, F&& f) {
+        for (auto w : net.children(v)) {
+            const auto& c = net[w];
+            if (is_view(c.op))
+                for_readers(net, w, f);
+            else if (backward_reads_of(c.op).input || (c.recomputed && c.block != 0 && c.block != net[v].block))
+                f(c);
+        }
+    }
+    template <class Layer>
+    static double buffers(const Layer& l, double element_bytes) {
+        const auto* a = std::get_if<ops::attention>(&l.op);
+        if (!a) return 0;
+        const double tokens = static_cast<double>(l.output.h());
+        return static_cast<double>(a->heads) * tokens * tokens * (a->dropout ? 2 * element_bytes + 1 : element_bytes);
+    }
+    template <class Layer>
+    void held(const Layer& l, double bytes, bool kept) {
+        if (bytes == 0) return;
+        if (kept)
+            kept_ += bytes;
+        else
+            rebuilt_[l.block] += bytes;
+    }
+
     double kept_ = 0;
     std::unordered_map<int, double> rebuilt_;  // per block
 };

@@ -33,8 +33,8 @@ struct layer {
     std::int64_t parameters = 0;
     std::optional<int> device{};  // model-parallel placement; unset = not split across devices
     // Activation recompute (checkpointing; Chen et al. 2016): the backward pass runs the forward pass again before
-    // its own (Megatron-LM's --checkpoint-activations of transformer layers), and the output is not kept unless a
-    // layer outside its block reads it (activation_tally): outside a block, recompute costs time and saves nothing.
+    // its own (Megatron-LM's --checkpoint-activations of transformer layers), and the output is not kept when only
+    // recomputed layers of its block read it (activation_tally): outside a block, recompute costs time, saves nothing.
     bool recomputed = false;
     group_all_reduce all_reduce = group_all_reduce::none;  // tensor parallelism: see the enum
     // The repeated unit it belongs to (a transformer layer), numbered from 1; 0: none. Pipeline stages take whole

@@ -147,7 +147,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         bwd_kernels[c] += e.backward.kernels;
         params[c % p] += net[v].parameters;
         if (c % p != 0) tied[c % p] += detail::tied_weights(net[v]);
-        held[c % p].add(net, v);
+        held[c % p].add(net, v, element_bytes(opt.precision));
         int last = c;  // an output crosses every boundary up to its last consumer's chunk
         for (auto w : net.children(v)) last = std::max(last, chunk[w]);
         for (int b = c; b < last; ++b) sent[b] += static_cast<double>(net[v].output.elements());
@@ -194,7 +194,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         r.update = std::max(r.update, update);
         r.communication = std::max(r.communication, sync);
         largest = std::max(largest, own);
-        // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush).
+        // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush); the
+        // interleaved schedule holds up to (v - 1) p chunks' more, not counted.
         activations = std::max(activations, held[s].peak(std::min(m, static_cast<double>(p - s))));
     }
     r.workers = dp.workers;
@@ -213,8 +214,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parameters = largest;
     r.parameter_bytes = bytes_of(static_cast<double>(largest) * element_bytes(element_type::fp32));
     r.gradient_bytes = gradients(largest);
-    r.activation_bytes = bytes_of(activations * static_cast<double>(r.batch_per_worker / pp.micro_batches) *
-                                  element_bytes(opt.precision));
+    r.activation_bytes = bytes_of(activations * static_cast<double>(r.batch_per_worker / pp.micro_batches));
     r.exposed_communication = r.communication;
     r.total = r.forward + r.backward + r.pipeline_communication + r.bubble + r.update + r.exposed_communication;
     detail::require_finite(r.total, "the pipelined step time of '" + r.model + "'");
