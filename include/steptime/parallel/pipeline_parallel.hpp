@@ -136,7 +136,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     std::vector<seconds> fwd(k), bwd(k), group(k);
     std::vector<double> fwd_kernels(k), bwd_kernels(k), sent(k);
     std::vector<std::int64_t> params(p), tied(p);
-    std::vector<activation_tally> held(p);  // a sample's activations on each stage
+    std::vector<activation_tally> held(p);  // a sample's activation bytes on each stage
     for (auto v : net.vertices()) {
         const int c = chunk[v];
         const auto& e = r.layers[v];
