@@ -73,6 +73,7 @@ struct step_estimate {
 
     int gpus_per_worker() const { return tensor_parallel * pipeline_stages; }
     bool pipelined() const { return pipeline_stages > 1 || micro_batches > 1 || chunks_per_stage > 1; }
+    std::int64_t micro_batch() const { return batch_per_worker / micro_batches; }  // samples in one
 
     double throughput() const { return static_cast<double>(batch) / total.value(); }  // samples per second
     time_bounds forward_bounds{};

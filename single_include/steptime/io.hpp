@@ -1249,6 +1249,7 @@ struct published_case {
     int gpus_per_node = 0;  // 0: one ring over link
     int tensor_parallel = 1;  // GPUs per pipeline stage: a gpt: spec's tp
     int pipeline_stages = 1, micro_batches = 1, chunks_per_stage = 1;  // each worker's pipeline
+    int gpus_per_worker() const { return tensor_parallel * pipeline_stages; }
     bool overlap = true;    // the gradient exchange overlaps the backward pass
     bytes all_reduce_size{};  // the buffer of an all_reduce_ms row
     std::optional<activation_layout> layout{};
@@ -1392,8 +1393,8 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
                                                {micro, &m.micro_batches, "micro-batches per step"},
                                                {chunks, &m.chunks_per_stage, "model chunks per stage"}})
             if (col && !c.text(k, *col).empty()) {
-                *value = static_cast<int>(c.integer(k, *col, 1, col == micro ? 1'000'000 : 100'000,
-                                                    std::string(what) + (col == micro ? ", 1 to 1000000" : ", 1 to 100000")));
+                const std::int64_t most = col == micro ? 1'000'000 : 100'000;
+                *value = static_cast<int>(c.integer(k, *col, 1, most, std::string(what) + ", 1 to " + std::to_string(most)));
                 pipelined = pipelined || *value > 1;
             }
         if (pipelined) {
@@ -1408,7 +1409,7 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
             throw parse_error(c.where(c.line(k)) + "row " + m.id + ": " + e.what());
         }
         if (gpt) m.tensor_parallel = gpt->tensor_parallel;  // tensor parallelism: each stage a group of tp GPUs
-        if (const int w = m.tensor_parallel * m.pipeline_stages; m.gpus % w != 0)
+        if (const int w = m.gpus_per_worker(); m.gpus % w != 0)
             throw p.bad(r, gpus, "a multiple of " + std::to_string(w) + ", the GPUs of a worker (tp=" +
                                      std::to_string(m.tensor_parallel) + " x " + std::to_string(m.pipeline_stages) +
                                      " pipeline stages)");
@@ -1448,7 +1449,7 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
             throw parse_error(c.where(c.line(k)) + "row " + m.id + ": a pipeline (pipeline_stages, micro_batches, "
                               "chunks_per_stage) predicts a training step: metric images_per_s or tflops_per_gpu");
         // The samples of a step: every worker's micro-batches of batch_per_gpu.
-        const double workers = static_cast<double>(m.gpus / (m.tensor_parallel * m.pipeline_stages));
+        const double workers = static_cast<double>(m.gpus / m.gpus_per_worker());
         const double samples = workers * m.micro_batches * static_cast<double>(m.batch);
         double step_flops = 0;  // tflops_per_gpu: the step's FLOPs by the paper's formula, all GPUs together
         if (m.metric == published_metric::tflops_per_gpu) {

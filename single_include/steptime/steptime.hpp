@@ -3508,6 +3508,7 @@ struct step_estimate {
 
     int gpus_per_worker() const { return tensor_parallel * pipeline_stages; }
     bool pipelined() const { return pipeline_stages > 1 || micro_batches > 1 || chunks_per_stage > 1; }
+    std::int64_t micro_batch() const { return batch_per_worker / micro_batches; }  // samples in one
 
     double throughput() const { return static_cast<double>(batch) / total.value(); }  // samples per second
     time_bounds forward_bounds{};
@@ -3784,6 +3785,13 @@ struct data_parallel {
     }
 };
 
+// Refuses a worker count outside [1, 1000000] and a bucket that is not positive.
+inline void validate(const data_parallel& dp) {
+    if (dp.workers < 1 || dp.workers > 1'000'000)
+        throw invalid_argument("workers is " + std::to_string(dp.workers) + ", expected 1 to 1000000");
+    if (!(dp.bucket.value() > 0)) throw invalid_argument("gradient bucket size must be positive");
+}
+
 namespace detail {
 
 // Gradient buckets, filled in backward order (last layer first), each reduced when full and the link
@@ -3813,9 +3821,7 @@ template <class Net, class Model, class Comm>
     requires CostModel<Model, Net> && CommModel<Comm>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm,
                        const data_parallel& dp, const estimate_options& opt = {}) {
-    if (dp.workers < 1 || dp.workers > 1'000'000)
-        throw invalid_argument("workers is " + std::to_string(dp.workers) + ", expected 1 to 1000000");
-    if (!(dp.bucket.value() > 0)) throw invalid_argument("gradient bucket size must be positive");
+    validate(dp);
     const std::int64_t batch = opt.batch == 0 ? net.native_batch : opt.batch;
     if (dp.scale == scaling::strong && batch < dp.workers)
         throw invalid_argument("strong scaling of a batch of " + std::to_string(batch) + " over " +
@@ -4086,7 +4092,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
                                " chunks per stage) runs micro-batches in rounds of one per stage: it needs 2 or more "
                                "stages and micro-batches a multiple of them (" + std::to_string(pp.micro_batches) +
                                " over " + std::to_string(pp.stages) + ")");
-    in_range(dp.workers, 1'000'000, "workers");
+    validate(dp);
     if (dp.scale != scaling::weak)
         throw invalid_argument("a pipeline takes the micro-batch per worker (weak scaling), not a global batch to split");
     if (dp.overlap_with != overlap::none)
@@ -4096,6 +4102,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     const double m = pp.micro_batches;
 
     step_estimate r = estimate(net, dev, model, opt);  // one micro-batch through the whole replica
+    const std::int64_t micro_batch = r.batch;
     std::vector<seconds> time(net.size());
     for (auto v : net.vertices()) time[v] = r.layers[v].forward.total() + r.layers[v].backward.total();
     const std::vector<int> chunk = detail::pipeline_chunks(net, time, std::int64_t{p} * pp.chunks_per_stage);
@@ -4123,7 +4130,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     }
     const std::optional<network_link> group_link = detail::tensor_group_link(net, dev, opt);
     const auto send = [&](double elements) {
-        const bytes b = bytes_of(elements * static_cast<double>(r.batch) * element_bytes(opt.precision));
+        const bytes b = bytes_of(elements * static_cast<double>(micro_batch) * element_bytes(opt.precision));
         const seconds gather = t > 1 ? (t - 1.0) * group_link->transfer(b / static_cast<double>(t)) : seconds{};
         return pp.link.transfer(b / static_cast<double>(t)) + gather;
     };
@@ -4145,7 +4152,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     seconds all{};
     for (seconds b : busy) all += b;
 
-    const cost_context ctx{dev, r.batch, opt.precision};
+    const cost_context ctx{dev, micro_batch, opt.precision};
     const double eb = element_bytes(opt.gradients);
     const auto gradients = [&](std::int64_t n) { return bytes_of(static_cast<double>(n) * eb); };
     seconds tied_sync{};  // the embedding group's all-reduce, between the first stage and each copy's
@@ -4171,7 +4178,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.pipeline_stages = p;
     r.micro_batches = pp.micro_batches;
     r.chunks_per_stage = pp.chunks_per_stage;
-    r.batch_per_worker = detail::checked_mul(pp.micro_batches, r.batch, "samples per pipeline");
+    r.batch_per_worker = detail::checked_mul(pp.micro_batches, micro_batch, "samples per pipeline");
     r.batch = detail::checked_mul(r.batch_per_worker, dp.workers, "samples per step");
     r.forward = m * stage_fwd[slowest];
     r.backward = m * stage_bwd[slowest];
@@ -4183,7 +4190,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parameters = largest;
     r.parameter_bytes = bytes_of(static_cast<double>(largest) * element_bytes(element_type::fp32));
     r.gradient_bytes = gradients(largest);
-    r.activation_bytes = bytes_of(activations * static_cast<double>(r.batch_per_worker / pp.micro_batches));
+    r.activation_bytes = bytes_of(activations * static_cast<double>(micro_batch));
     r.exposed_communication = r.communication;
     r.total = r.forward + r.backward + r.pipeline_communication + r.bubble + r.update + r.exposed_communication;
     detail::require_finite(r.total, "the pipelined step time of '" + r.model + "'");
@@ -4228,7 +4235,7 @@ inline std::string pad_left(std::string s, std::size_t w) {
 inline void write_table(std::ostream& out, const step_estimate& e) {
     using namespace detail;
     out << e.model << " on " << e.device << ", batch " << e.batch << ", " << to_string(e.precision) << ", "
-        << e.cost_model << " cost model" << (e.pipelined() ? "; layers per micro-batch of " + std::to_string(e.batch_per_worker / e.micro_batches) : "")
+        << e.cost_model << " cost model" << (e.pipelined() ? "; layers per micro-batch of " + std::to_string(e.micro_batch()) : "")
         << "\n\n";
     // The cells first, so that each column is as wide as its widest cell.
     std::vector<std::array<std::string, 7>> rows{{"layer", "op", "fwd ms", "bwd ms", "fwd GFLOP", "bwd GFLOP", "share"}};

@@ -160,16 +160,14 @@ if(Python3_FOUND)
   # What the backward pass reads fits in the GPU at the batch each row ran: Lambda's the largest its GPU held,
   # NVIDIA's those of its recipes. Every layer's output, counted instead, is 0.96-1.45x Lambda's GPUs' memory (above
   # 1 on 36 of 38 rows). The ranges are the README's.
-  add_test(NAME cli_activations_fit_lambda
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/activations_fit.py $<TARGET_FILE:steptime_cli>
-                   ${validation}/lambda-resnet50/calibration.csv ${validation}/lambda-resnet50/cases.csv)
-  set_tests_properties(cli_activations_fit_lambda PROPERTIES PASS_REGULAR_EXPRESSION
-                       "^38 rows fit: activations 0\\.53-0\\.81 of")
-  add_test(NAME cli_activations_fit_nvidia_dle
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/activations_fit.py $<TARGET_FILE:steptime_cli>
-                   ${validation}/nvidia-dle/calibration.csv ${validation}/nvidia-dle/cases.csv)
-  set_tests_properties(cli_activations_fit_nvidia_dle PROPERTIES PASS_REGULAR_EXPRESSION
-                       "^20 rows fit: activations 0\\.12-0\\.75 of")
+  function(activations_fit name dataset pass)
+    add_test(NAME cli_activations_fit_${name}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/activations_fit.py $<TARGET_FILE:steptime_cli>
+                     ${validation}/${dataset}/calibration.csv ${validation}/${dataset}/cases.csv)
+    set_tests_properties(cli_activations_fit_${name} PROPERTIES PASS_REGULAR_EXPRESSION "${pass}")
+  endfunction()
+  activations_fit(lambda lambda-resnet50 "^38 rows fit: activations 0\\.53-0\\.81 of")
+  activations_fit(nvidia_dle nvidia-dle "^20 rows fit: activations 0\\.12-0\\.75 of")
 endif()
 # Held-out published training steps on a Tesla K80 (TensorFlow's tf_cnn_benchmarks page), with the same page's
 # P100 rows to anchor them: every row predicted, the first row's step 64 images / 30.5 images/s = 2098.361 ms.

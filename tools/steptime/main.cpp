@@ -80,7 +80,7 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
             << e.tensor_parallel << " GPU" << (e.tensor_parallel > 1 ? "s" : "") << ", "
             << (e.chunks_per_stage > 1 ? std::to_string(e.chunks_per_stage) + " model chunks each, interleaved " : "")
             << "1F1B over " << p.networks.front().name << ", " << e.micro_batches << " micro-batches of "
-            << e.batch_per_worker / e.micro_batches << " per step)\n";
+            << e.micro_batch() << " per step)\n";
     switch (p.parallel) {
         case parallelism::model:
             if (e.workers > 1)

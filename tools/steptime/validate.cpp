@@ -68,7 +68,7 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
     po.model = relative_to(base, c.model);
     po.devices = relative_to(base, c.device);
     if (c.batch > 0) po.batches = std::to_string(c.batch);
-    po.workers = std::to_string(c.gpus / (c.tensor_parallel * c.pipeline_stages));  // data-parallel workers
+    po.workers = std::to_string(c.gpus / c.gpus_per_worker());  // data-parallel workers
     po.pipeline_stages = c.pipeline_stages;
     po.micro_batches = c.micro_batches;
     po.chunks_per_stage = c.chunks_per_stage;

@@ -33,6 +33,13 @@ struct data_parallel {
     }
 };
 
+// Refuses a worker count outside [1, 1000000] and a bucket that is not positive.
+inline void validate(const data_parallel& dp) {
+    if (dp.workers < 1 || dp.workers > 1'000'000)
+        throw invalid_argument("workers is " + std::to_string(dp.workers) + ", expected 1 to 1000000");
+    if (!(dp.bucket.value() > 0)) throw invalid_argument("gradient bucket size must be positive");
+}
+
 namespace detail {
 
 // Gradient buckets, filled in backward order (last layer first), each reduced when full and the link
@@ -62,9 +69,7 @@ template <class Net, class Model, class Comm>
     requires CostModel<Model, Net> && CommModel<Comm>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm,
                        const data_parallel& dp, const estimate_options& opt = {}) {
-    if (dp.workers < 1 || dp.workers > 1'000'000)
-        throw invalid_argument("workers is " + std::to_string(dp.workers) + ", expected 1 to 1000000");
-    if (!(dp.bucket.value() > 0)) throw invalid_argument("gradient bucket size must be positive");
+    validate(dp);
     const std::int64_t batch = opt.batch == 0 ? net.native_batch : opt.batch;
     if (dp.scale == scaling::strong && batch < dp.workers)
         throw invalid_argument("strong scaling of a batch of " + std::to_string(batch) + " over " +

@@ -117,7 +117,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
                                " chunks per stage) runs micro-batches in rounds of one per stage: it needs 2 or more "
                                "stages and micro-batches a multiple of them (" + std::to_string(pp.micro_batches) +
                                " over " + std::to_string(pp.stages) + ")");
-    in_range(dp.workers, 1'000'000, "workers");
+    validate(dp);
     if (dp.scale != scaling::weak)
         throw invalid_argument("a pipeline takes the micro-batch per worker (weak scaling), not a global batch to split");
     if (dp.overlap_with != overlap::none)
@@ -127,6 +127,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     const double m = pp.micro_batches;
 
     step_estimate r = estimate(net, dev, model, opt);  // one micro-batch through the whole replica
+    const std::int64_t micro_batch = r.batch;
     std::vector<seconds> time(net.size());
     for (auto v : net.vertices()) time[v] = r.layers[v].forward.total() + r.layers[v].backward.total();
     const std::vector<int> chunk = detail::pipeline_chunks(net, time, std::int64_t{p} * pp.chunks_per_stage);
@@ -154,7 +155,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     }
     const std::optional<network_link> group_link = detail::tensor_group_link(net, dev, opt);
     const auto send = [&](double elements) {
-        const bytes b = bytes_of(elements * static_cast<double>(r.batch) * element_bytes(opt.precision));
+        const bytes b = bytes_of(elements * static_cast<double>(micro_batch) * element_bytes(opt.precision));
         const seconds gather = t > 1 ? (t - 1.0) * group_link->transfer(b / static_cast<double>(t)) : seconds{};
         return pp.link.transfer(b / static_cast<double>(t)) + gather;
     };
@@ -176,7 +177,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     seconds all{};
     for (seconds b : busy) all += b;
 
-    const cost_context ctx{dev, r.batch, opt.precision};
+    const cost_context ctx{dev, micro_batch, opt.precision};
     const double eb = element_bytes(opt.gradients);
     const auto gradients = [&](std::int64_t n) { return bytes_of(static_cast<double>(n) * eb); };
     seconds tied_sync{};  // the embedding group's all-reduce, between the first stage and each copy's
@@ -202,7 +203,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.pipeline_stages = p;
     r.micro_batches = pp.micro_batches;
     r.chunks_per_stage = pp.chunks_per_stage;
-    r.batch_per_worker = detail::checked_mul(pp.micro_batches, r.batch, "samples per pipeline");
+    r.batch_per_worker = detail::checked_mul(pp.micro_batches, micro_batch, "samples per pipeline");
     r.batch = detail::checked_mul(r.batch_per_worker, dp.workers, "samples per step");
     r.forward = m * stage_fwd[slowest];
     r.backward = m * stage_bwd[slowest];
@@ -214,7 +215,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parameters = largest;
     r.parameter_bytes = bytes_of(static_cast<double>(largest) * element_bytes(element_type::fp32));
     r.gradient_bytes = gradients(largest);
-    r.activation_bytes = bytes_of(activations * static_cast<double>(r.batch_per_worker / pp.micro_batches));
+    r.activation_bytes = bytes_of(activations * static_cast<double>(micro_batch));
     r.exposed_communication = r.communication;
     r.total = r.forward + r.backward + r.pipeline_communication + r.bubble + r.update + r.exposed_communication;
     detail::require_finite(r.total, "the pipelined step time of '" + r.model + "'");
