@@ -26,12 +26,12 @@ inline void devices_side_by_side(const network& net, const std::vector<const cha
 inline void batch_sweep(const network& net, const char* device_name) {
     std::cout << "\n== batch sweep on " << device_name << ": time per step and per sample\n"
               << detail::pad_right("batch", 8) << detail::pad_left("step ms", 10) << detail::pad_left("ms/sample", 11)
-              << detail::pad_left("activations MB", 16) << "\n";
+              << detail::pad_left("memory GiB", 12) << "  fits\n";
     for (std::int64_t b : {1, 8, 32, 64, 128, 256, 512}) {
         const auto e = estimate(net, devices::get(device_name), cost::paleo{}, {.batch = b});
         std::cout << detail::pad_right(std::to_string(b), 8) << detail::pad_left(detail::ms(e.total), 10)
                   << detail::pad_left(detail::fixed(e.total.value() * 1e3 / double(b), 3), 11)
-                  << detail::pad_left(detail::fixed(e.activation_bytes.value() / 1e6, 0), 16) << "\n";
+                  << detail::pad_left(detail::gib(e.memory.total()), 12) << (e.memory.fits() ? "  yes" : "  no") << "\n";
     }
 }
 

@@ -702,7 +702,7 @@ TEST_CASE("step_estimate and its writers: table, CSV, JSON") {
         const auto j = io::to_json(e);
         for (const char* key : {"model", "device", "batch", "cost_model", "forward_s", "backward_s", "update_s",
                                 "communication_s", "step_s", "forward_bounds_s", "backward_bounds_s", "parameters",
-                                "parameter_bytes", "gradient_bytes", "activation_bytes", "layers"})
+                                "parameter_bytes", "gradient_bytes", "memory", "layers"})
             CHECK_MESSAGE(j.contains(key), "JSON lacks " << key);
         CHECK(j["model"] == "alexnet");
         CHECK(j["device"] == "paleo:TITAN_X");

@@ -221,7 +221,7 @@ TEST_CASE("activations held: a recomputed block drops all but its output and reb
     CHECK(held.peak(3) == 3 * 250 + 300);  // three samples in flight keep theirs; one block is rebuilt at a time
     CHECK(net.activation_elements() == 655);  // PALEO's count: every output
     const auto e = estimate(net, devices::get("v100-sxm2-16gb"), cost::paleo{}, {.batch = 8});
-    CHECK(e.activation_bytes.value() == 550.0 * 8 * 4);  // FP32
+    CHECK(e.memory.activations.value() == 550.0 * 8 * 4);  // FP32
 
     // A recomputed layer outside a block is its own checkpoint: nothing dropped (x's 10 kept for fc's gradient).
     network lone("lone");
@@ -248,7 +248,7 @@ TEST_CASE("activations held: a GPT with full recompute keeps each transformer la
     const estimate_options opt{.batch = 2, .precision = element_type::fp16};
     const auto full = estimate(zoo::gpt(plain), dev, cost::kernel{}, opt);
     const auto checkpointed = estimate(zoo::gpt(recomputed), dev, cost::kernel{}, opt);
-    CHECK(full.activation_bytes.value() - checkpointed.activation_bytes.value() == 3.0 * (15 * 2048 * 2 + 20480) * 2);
+    CHECK(full.memory.activations.value() - checkpointed.memory.activations.value() == 3.0 * (15 * 2048 * 2 + 20480) * 2);
 }
 
 TEST_CASE("activations held: read outside its block, or by its own backward pass, an output is kept") {

@@ -490,7 +490,7 @@ TEST_CASE("absurd sizes: overflow of 64-bit products is detected, not wrapped") 
         // bytes at the file's batch of 1.
         const network two = parse(R"({"name": "two", "layers": {"data": {"parents": [], "type": "Input", "tensor": [1, 2147483648, 2147483648, 1]},
                                    "r": {"parents": ["data"], "type": "ReLU"}}})");
-        CHECK(estimate(two, titan(), cost::paleo{}).activation_bytes.value() == std::ldexp(1.0, 62) * 4);
+        CHECK(estimate(two, titan(), cost::paleo{}).memory.activations.value() == std::ldexp(1.0, 62) * 4);
         CHECK_FAILS(invalid_model, two.activation_elements(), "network 'two' activation count");  // PALEO's, in integers
     }
     SUBCASE("parameter counts") {

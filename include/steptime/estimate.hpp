@@ -13,6 +13,7 @@
 #include "steptime/graph/activations.hpp"
 #include "steptime/graph/bounds.hpp"
 #include "steptime/graph/network.hpp"
+#include "steptime/memory.hpp"
 
 namespace steptime {
 
@@ -81,10 +82,10 @@ struct step_estimate {
     std::int64_t parameters = 0;  // one GPU's (a pipeline: its largest stage's)
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
-    // The activations the backward pass reads, for the whole batch (activation_tally): those a recomputed block
-    // does not keep counted once, for the largest block while it is rebuilt; a pipeline: its fullest stage's, for
-    // 1F1B's micro-batches in flight.
-    bytes activation_bytes{};
+    // One GPU's memory (a pipeline: its fullest stage's; model-parallel and hybrid steps: the whole network's). Its
+    // activations are what the backward pass reads (activation_tally): those a recomputed block does not keep
+    // counted once, for the largest block while it is rebuilt; a pipeline's for 1F1B's micro-batches in flight.
+    memory_footprint memory{};
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages
 };
@@ -138,6 +139,15 @@ std::optional<network_link> tensor_group_link(const Net& net, const device& dev,
                                "' has no intra_node_link to all-reduce over (give one: estimate_options::tensor_link, "
                                "the CLI's --intra-network)");
     return network_link{"intra-node", *dev.intra_node_link, microseconds_of(2.0), "the device's intra_node_link"};
+}
+
+// The optimizer whose state the model's update keeps; PALEO's own update (paleo-compat) is plain SGD.
+template <class Model>
+cost::optimizer update_rule_of(const Model& model) {
+    if constexpr (requires { { model.update_rule } -> std::convertible_to<cost::optimizer>; })
+        return model.update_rule;
+    else
+        return cost::optimizer::sgd;
 }
 }  // namespace detail
 
@@ -195,7 +205,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
     r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
-    r.activation_bytes = bytes_of(held.peak() * static_cast<double>(batch));
+    r.memory = training_memory(r.parameters, opt.precision, opt.gradients, detail::update_rule_of(model),
+                               bytes_of(held.peak() * static_cast<double>(batch)), batch, dev.memory_capacity);
     detail::require_finite(r.total, "the step time of '" + r.model + "'");
     return r;
 }

@@ -35,6 +35,28 @@ inline std::string pad_left(std::string s, std::size_t w) {
 }
 }  // namespace detail
 
+namespace detail {
+inline std::string gib(bytes b) { return fixed(b.value() / 1073741824.0, 2); }
+}  // namespace detail
+
+// One GPU's memory: the total against the device's, the largest batch that fits, and the parts.
+inline void write_memory(std::ostream& out, const step_estimate& e) {
+    using namespace detail;
+    const memory_footprint& m = e.memory;
+    out << "memory         " << pad_left(gib(m.total()), 12) << " GiB per GPU";
+    if (m.capacity) {
+        const std::string unit = e.pipelined() ? "micro-batch" : e.workers > 1 ? "batch per worker" : "batch";
+        const auto largest = m.largest_samples();
+        out << " of " << gib(*m.capacity) << (m.fits() ? " GiB: fits" : " GiB: DOES NOT FIT");
+        if (largest) out << " (the largest " << unit << " that fits: " << *largest << ")";
+    } else {
+        out << " (the device's memory is not known)";
+    }
+    out << "\n               weights " << gib(m.weights) << ", gradients " << gib(m.gradients) << ", optimizer state "
+        << gib(m.optimizer_state) << ", buckets " << gib(m.buffers) << ", activations " << gib(m.activations)
+        << " GiB\n";
+}
+
 // Per-layer times and work, then the pass totals with their parallel bounds (a pipeline: its bubble and sends).
 inline void write_table(std::ostream& out, const step_estimate& e) {
     using namespace detail;
@@ -76,8 +98,8 @@ inline void write_table(std::ostream& out, const step_estimate& e) {
     out
         << "step           " << pad_left(ms(e.total), 12) << " ms   (" << fixed(e.batch / step, 1) << " samples/s)\n"
         << "parameters     " << pad_left(std::to_string(e.parameters), 12) << "      ("
-        << fixed(e.parameter_bytes.value() / 1e6, 1) << " MB), activations " << fixed(e.activation_bytes.value() / 1e6, 1)
-        << " MB\n";
+        << fixed(e.parameter_bytes.value() / 1e6, 1) << " MB)\n";
+    write_memory(out, e);
 }
 
 namespace detail {

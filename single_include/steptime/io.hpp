@@ -922,6 +922,21 @@ inline price_table load_csv(const std::filesystem::path& path) {
 
 namespace steptime::io {
 
+// Bytes; capacity_bytes and largest_samples null where the device's memory is not known.
+inline nlohmann::ordered_json to_json(const memory_footprint& m) {
+    const auto largest = m.largest_samples();
+    return {{"weights_bytes", m.weights.value()},
+            {"gradients_bytes", m.gradients.value()},
+            {"optimizer_state_bytes", m.optimizer_state.value()},
+            {"buffers_bytes", m.buffers.value()},
+            {"activations_bytes", m.activations.value()},
+            {"total_bytes", m.total().value()},
+            {"samples", m.samples},
+            {"capacity_bytes", m.capacity ? nlohmann::ordered_json(m.capacity->value()) : nullptr},
+            {"fits", m.fits()},
+            {"largest_samples", largest ? nlohmann::ordered_json(*largest) : nullptr}};
+}
+
 inline nlohmann::ordered_json to_json(const step_estimate& e) {
     nlohmann::ordered_json j;
     j["model"] = e.model;
@@ -950,7 +965,7 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
     j["parameters"] = e.parameters;
     j["parameter_bytes"] = e.parameter_bytes.value();
     j["gradient_bytes"] = e.gradient_bytes.value();
-    j["activation_bytes"] = e.activation_bytes.value();
+    j["memory"] = to_json(e.memory);
     if (!e.parts.empty()) {
         auto& parts = j["parts"] = nlohmann::ordered_json::object();
         for (const auto& p : e.parts)

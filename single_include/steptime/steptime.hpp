@@ -565,6 +565,12 @@ inline const std::vector<device>& catalog() {
              .compute_capability = cc(7, 0),
              .clock = mhz(1245), .boost_clock = mhz(1380), .tdp_watts = 250, .intra_node_link = pcie3,
              .source = "NVIDIA Tesla V100 datasheet (2017); V100 PCIe product brief PB-08744"},
+            {.name = "v100-pcie-32gb", .description = "NVIDIA Tesla V100 PCIe 32 GB",
+             .peak = {.fp32 = tflops(14), .fp16 = tflops(28), .fp16_tensor = tflops(112)},
+             .memory_bandwidth = gbps(900), .memory_capacity = gib(32), .sm_count = 80,
+             .compute_capability = cc(7, 0),
+             .clock = mhz(1245), .boost_clock = mhz(1380), .tdp_watts = 250, .intra_node_link = pcie3,
+             .source = "NVIDIA Tesla V100 datasheet (2018, 32 GB); V100 PCIe product brief PB-08744"},
             {.name = "v100-sxm2-16gb", .description = "NVIDIA Tesla V100 SXM2 16 GB (NVLink)",
              .peak = {.fp32 = tflops(15.7), .fp16 = tflops(31.4), .fp16_tensor = tflops(125)},
              .memory_bandwidth = gbps(900), .memory_capacity = gib(16), .sm_count = 80,
@@ -2388,14 +2394,15 @@ enum class optimizer { sgd, momentum, adam };
 
 struct update_work {
     double flops_per_param, tensors_read, tensors_written;
+    double state_tensors;  // kept from step to step besides the weights
 };
 constexpr update_work work_of(optimizer o) {
     switch (o) {
-        case optimizer::sgd: return {2, 2, 1};        // w -= lr * g: reads w, g; writes w
-        case optimizer::momentum: return {4, 3, 2};   // v = mu v + g; w -= lr v: reads w, g, v; writes w, v
-        case optimizer::adam: return {12, 4, 3};      // two moments, bias correction, sqrt, divide: reads w, g, m, v
+        case optimizer::sgd: return {2, 2, 1, 0};       // w -= lr * g: reads w, g; writes w
+        case optimizer::momentum: return {4, 3, 2, 1};  // v = mu v + g; w -= lr v: reads w, g, v; writes w, v
+        case optimizer::adam: return {12, 4, 3, 2};     // two moments, bias correction, sqrt, divide: reads w, g, m, v
     }
-    return {2, 2, 1};
+    return {2, 2, 1, 0};
 }
 
 constexpr std::string_view to_string(optimizer o) {
@@ -3448,6 +3455,62 @@ private:
 
 }  // namespace steptime
 // ---- end steptime/graph/activations.hpp ----
+// ---- begin steptime/memory.hpp ----
+// steptime/memory.hpp: what a training step keeps in one GPU's memory, and whether it fits the device's.
+
+
+
+namespace steptime {
+
+// One GPU's tensors at the step's peak, the start of the backward pass, when every activation it reads is held.
+// Not counted: the CUDA context, cuDNN's and cuBLAS's workspaces, the allocator's cached free blocks, the
+// gradients flowing through the backward pass (README.md, "Memory").
+struct memory_footprint {
+    bytes weights{};          // FP32 (master) weights, and in mixed precision the half copies the matmuls read
+    bytes gradients{};        // one per weight, in the precision the workers exchange
+    bytes optimizer_state{};  // momentum: an FP32 tensor per weight; Adam: two
+    bytes buffers{};          // data parallel: the gradient buckets, a second copy of the gradients
+    bytes activations{};      // what the backward pass reads (activation_tally), for `samples`
+    std::int64_t samples = 0;          // the samples whose activations are held: a worker's batch, a micro-batch
+    std::optional<bytes> capacity{};   // the device's memory, where known
+
+    bytes fixed() const { return weights + gradients + optimizer_state + buffers; }  // whatever the batch
+    bytes total() const { return fixed() + activations; }
+    // True where the capacity is unknown: nothing says it does not fit.
+    bool fits() const { return !capacity || total() <= *capacity; }
+    // The most samples (of the unit of `samples`) whose step fits: activations grow with the batch, the rest does
+    // not; 0 where the weights alone do not fit; nullopt where the capacity is unknown or nothing grows.
+    std::optional<std::int64_t> largest_samples() const {
+        if (!capacity || samples < 1 || !(activations.value() > 0)) return std::nullopt;
+        const double room = (*capacity - fixed()).value();
+        if (room <= 0) return 0;
+        const double n = std::floor(room / (activations.value() / static_cast<double>(samples)));
+        return n >= 9.2e18 ? std::nullopt : std::optional<std::int64_t>(static_cast<std::int64_t>(n));
+    }
+};
+
+// The footprint of `parameters` weights trained in `precision` by `update_rule`, exchanging `gradients`, with
+// `activations` held for `samples`. Bytes per weight: 4 (FP32 weights) + 2 more in mixed precision (autocast's
+// cast cache holds each weight's half copy from the forward pass to its backward; Apex's O2 and Megatron-LM keep a
+// half model beside FP32 master weights), the gradient's, and 4 per optimizer state tensor (ZeRO, Rajbhandari et al.
+// 2020, section 3.1: 16 bytes with Adam in mixed precision, half gradients).
+inline memory_footprint training_memory(std::int64_t parameters, element_type precision, element_type gradients,
+                                        cost::optimizer update_rule, bytes activations, std::int64_t samples,
+                                        std::optional<bytes> capacity) {
+    const double n = static_cast<double>(parameters);
+    const double half = element_bytes(precision) < 4 ? element_bytes(precision) : 0;
+    memory_footprint m;
+    m.weights = bytes_of(n * (4 + half));
+    m.gradients = bytes_of(n * element_bytes(gradients));
+    m.optimizer_state = bytes_of(n * 4 * cost::work_of(update_rule).state_tensors);
+    m.activations = activations;
+    m.samples = samples;
+    m.capacity = capacity;
+    return m;
+}
+
+}  // namespace steptime
+// ---- end steptime/memory.hpp ----
 
 namespace steptime {
 
@@ -3516,10 +3579,10 @@ struct step_estimate {
     std::int64_t parameters = 0;  // one GPU's (a pipeline: its largest stage's)
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
-    // The activations the backward pass reads, for the whole batch (activation_tally): those a recomputed block
-    // does not keep counted once, for the largest block while it is rebuilt; a pipeline: its fullest stage's, for
-    // 1F1B's micro-batches in flight.
-    bytes activation_bytes{};
+    // One GPU's memory (a pipeline: its fullest stage's; model-parallel and hybrid steps: the whole network's). Its
+    // activations are what the backward pass reads (activation_tally): those a recomputed block does not keep
+    // counted once, for the largest block while it is rebuilt; a pipeline's for 1F1B's micro-batches in flight.
+    memory_footprint memory{};
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages
 };
@@ -3573,6 +3636,15 @@ std::optional<network_link> tensor_group_link(const Net& net, const device& dev,
                                "' has no intra_node_link to all-reduce over (give one: estimate_options::tensor_link, "
                                "the CLI's --intra-network)");
     return network_link{"intra-node", *dev.intra_node_link, microseconds_of(2.0), "the device's intra_node_link"};
+}
+
+// The optimizer whose state the model's update keeps; PALEO's own update (paleo-compat) is plain SGD.
+template <class Model>
+cost::optimizer update_rule_of(const Model& model) {
+    if constexpr (requires { { model.update_rule } -> std::convertible_to<cost::optimizer>; })
+        return model.update_rule;
+    else
+        return cost::optimizer::sgd;
 }
 }  // namespace detail
 
@@ -3630,7 +3702,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
     r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
-    r.activation_bytes = bytes_of(held.peak() * static_cast<double>(batch));
+    r.memory = training_memory(r.parameters, opt.precision, opt.gradients, detail::update_rule_of(model),
+                               bytes_of(held.peak() * static_cast<double>(batch)), batch, dev.memory_capacity);
     detail::require_finite(r.total, "the step time of '" + r.model + "'");
     return r;
 }
@@ -3833,6 +3906,9 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     step_estimate r = estimate(net, dev, model, per_worker);
     r.workers = dp.workers;
     r.batch = dp.scale == scaling::weak ? batch * dp.workers : batch;
+    // PyTorch DDP's buckets: the gradients copied out for the all-reduce (its default; gradient_as_bucket_view
+    // saves "the total gradients size", its documentation says).
+    if (dp.workers > 1) r.memory.buffers = r.gradient_bytes;
     r.communication = comm.all_reduce(r.gradient_bytes, dp.workers);
     r.exposed_communication = r.communication;
     if (dp.overlap_with == overlap::backward && r.communication.value() > 0) {
@@ -4073,7 +4149,7 @@ std::int64_t tied_weights(const layer<Op>& l) {
 // (section 4.1): each GPU its B / t over pp.link, then an all-gather in the next group. Each stage updates its own
 // weights (a later stage's copy of a tied table too); the replicas all-reduce each stage's gradients after the flush
 // (Megatron-LM's local DDP), the stages at once, so the step waits for the largest. The result's parameters and
-// gradients are the largest stage's, its activations the most any stage holds: 1F1B's min(m, p - s) micro-batches.
+// gradients are the largest stage's, its memory the fullest stage's, with 1F1B's min(m, p - s) micro-batches.
 template <class Net, class Model, class Comm>
     requires CostModel<Model, Net> && CommModel<Comm>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm, const data_parallel& dp,
@@ -4161,7 +4237,6 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parts.clear();
     r.update = r.communication = seconds{};
     std::int64_t largest = 0;
-    double activations = 0;
     for (int s = 0; s < p; ++s) {
         const std::int64_t own = params[s] + tied[s];
         const seconds update = model.update(own, ctx).total();
@@ -4171,8 +4246,14 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         r.communication = std::max(r.communication, sync);
         largest = std::max(largest, own);
         // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush); the
-        // interleaved schedule holds up to (v - 1) p chunks' more, not counted.
-        activations = std::max(activations, held[s].peak(std::min(m, static_cast<double>(p - s))));
+        // interleaved schedule holds up to (v - 1) p chunks' more, not counted. Megatron-LM's local DDP reduces
+        // the gradients where they are: no buckets.
+        const double in_flight = std::min(m, static_cast<double>(p - s));
+        const memory_footprint stage =
+            training_memory(own, opt.precision, opt.gradients, detail::update_rule_of(model),
+                            bytes_of(held[s].peak(in_flight) * static_cast<double>(micro_batch)), micro_batch,
+                            dev.memory_capacity);
+        if (s == 0 || stage.total() > r.memory.total()) r.memory = stage;
     }
     r.workers = dp.workers;
     r.pipeline_stages = p;
@@ -4190,7 +4271,6 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parameters = largest;
     r.parameter_bytes = bytes_of(static_cast<double>(largest) * element_bytes(element_type::fp32));
     r.gradient_bytes = gradients(largest);
-    r.activation_bytes = bytes_of(activations * static_cast<double>(micro_batch));
     r.exposed_communication = r.communication;
     r.total = r.forward + r.backward + r.pipeline_communication + r.bubble + r.update + r.exposed_communication;
     detail::require_finite(r.total, "the pipelined step time of '" + r.model + "'");
@@ -4230,6 +4310,28 @@ inline std::string pad_left(std::string s, std::size_t w) {
     return s;
 }
 }  // namespace detail
+
+namespace detail {
+inline std::string gib(bytes b) { return fixed(b.value() / 1073741824.0, 2); }
+}  // namespace detail
+
+// One GPU's memory: the total against the device's, the largest batch that fits, and the parts.
+inline void write_memory(std::ostream& out, const step_estimate& e) {
+    using namespace detail;
+    const memory_footprint& m = e.memory;
+    out << "memory         " << pad_left(gib(m.total()), 12) << " GiB per GPU";
+    if (m.capacity) {
+        const std::string unit = e.pipelined() ? "micro-batch" : e.workers > 1 ? "batch per worker" : "batch";
+        const auto largest = m.largest_samples();
+        out << " of " << gib(*m.capacity) << (m.fits() ? " GiB: fits" : " GiB: DOES NOT FIT");
+        if (largest) out << " (the largest " << unit << " that fits: " << *largest << ")";
+    } else {
+        out << " (the device's memory is not known)";
+    }
+    out << "\n               weights " << gib(m.weights) << ", gradients " << gib(m.gradients) << ", optimizer state "
+        << gib(m.optimizer_state) << ", buckets " << gib(m.buffers) << ", activations " << gib(m.activations)
+        << " GiB\n";
+}
 
 // Per-layer times and work, then the pass totals with their parallel bounds (a pipeline: its bubble and sends).
 inline void write_table(std::ostream& out, const step_estimate& e) {
@@ -4272,8 +4374,8 @@ inline void write_table(std::ostream& out, const step_estimate& e) {
     out
         << "step           " << pad_left(ms(e.total), 12) << " ms   (" << fixed(e.batch / step, 1) << " samples/s)\n"
         << "parameters     " << pad_left(std::to_string(e.parameters), 12) << "      ("
-        << fixed(e.parameter_bytes.value() / 1e6, 1) << " MB), activations " << fixed(e.activation_bytes.value() / 1e6, 1)
-        << " MB\n";
+        << fixed(e.parameter_bytes.value() / 1e6, 1) << " MB)\n";
+    write_memory(out, e);
 }
 
 namespace detail {

@@ -2,23 +2,23 @@
 
 # The table: 2 devices x 2 worker counts, each row marked `*` (Pareto-optimal) or not.
 cli_rows(pareto_table 4
-         "^pareto +model +device +network +comm +workers +batch +step ms +steps +hours +GPU-hours +\\$/GPU-hour +cost \\$$"
-         "^(\\* +| +)alexnet +(k80|v100-sxm2-16gb) +ethernet-100g +ring +(1|8) +[0-9]+ +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+         "^pareto +model +device +network +comm +workers +batch +step ms +steps +hours +GPU-hours +\\$/GPU-hour +cost \\$ +memory GiB +fits$"
+         "^(\\* +| +)alexnet +(k80|v100-sxm2-16gb) +ethernet-100g +ring +(1|8) +[0-9]+ +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +yes$"
          pareto -m alexnet -d k80,v100-sxm2-16gb -w 1,8 --dataset-size 1281167 --epochs 90)
 
 # PALEO's step, priced by hand: scaling.csv's row "...,K80,ethernet20,20,256,strong,8,256,32,...,TreeAllReduce,
 # 482.9175551999999,538.5299051033869" is 0.5385299051033869 s a step; 1,281,167 / 256 = 5004.6 -> 5005 steps in
 # one epoch, x 0.5385299051033869 s = 2695.342175042452 s; x 8 GPUs / 3600 = 5.98964927787 GPU-hours; x $0.90
 # (PALEO's K80 price, built in) = $5.39068435008. A single configuration is its own Pareto front.
-cli_rows(pareto_paleo_priced 1 "^model,device,network,comm,workers,batch,batch_per_worker,step_ms,steps,time_s,gpu_hours,usd_per_gpu_hour,cost_usd,pareto$"
-         "^alex_v2,paleo:K80,paleo:ethernet20,tree,8,256,32,538\\.52990510338[0-9]*,5005,2695\\.3421750424[0-9]*,5\\.9896492778[0-9]*,0\\.9,5\\.3906843500[0-9]*,true$"
+cli_rows(pareto_paleo_priced 1 "^model,device,network,comm,workers,batch,batch_per_worker,step_ms,steps,time_s,gpu_hours,usd_per_gpu_hour,cost_usd,memory_bytes,fits,pareto$"
+         "^alex_v2,paleo:K80,paleo:ethernet20,tree,8,256,32,538\\.52990510338[0-9]*,5005,2695\\.3421750424[0-9]*,5\\.9896492778[0-9]*,0\\.9,5\\.3906843500[0-9]*,[0-9.e+]+,\\?,true$"
          pareto -m ${nets}/alex_v2.json -d paleo:K80 --cost-model paleo-compat --ppp-compute 0.62 --scaling strong
          -b 256 -w 8 --comm tree --dataset-size 1281167 --epochs 1 --format csv)
 
 # The example price file replaces the built-in V100 price ($3.06 -> $0.92) and prices a GPU the built-in table
 # lacks (h200-sxm-141gb, $3.50): 2 models x 2 devices x 2 worker counts.
 cli_rows(pareto_price_file 8 "^model,device,"
-         "^(alexnet,v100-sxm2-16gb,.*,0\\.92|alexnet,h200-sxm-141gb,.*,3\\.5|vgg16,v100-sxm2-16gb,.*,0\\.92|vgg16,h200-sxm-141gb,.*,3\\.5),[0-9.e+-]+,(true|false)$"
+         "^(alexnet,v100-sxm2-16gb,.*,0\\.92|alexnet,h200-sxm-141gb,.*,3\\.5|vgg16,v100-sxm2-16gb,.*,0\\.92|vgg16,h200-sxm-141gb,.*,3\\.5),[0-9.e+-]+,[0-9.e+-]+,yes,(true|false)$"
          pareto -m alexnet,vgg16 -d v100-sxm2-16gb,h200-sxm-141gb -w 1,8 --dataset-size 1281167 --epochs 90
          --prices ${examples_data}/prices.csv --format csv)
 
@@ -28,15 +28,23 @@ set(free_prices ${CMAKE_CURRENT_BINARY_DIR}/pareto_free_v100.csv)
 file(WRITE ${free_prices} "device,usd_per_gpu_hour\nv100-sxm2-16gb,0\n")
 # All 6 rows match: that one `true`, the 5 others `false`.
 cli_rows(pareto_free_device 6 "^model,device"
-         "^alexnet,(v100-sxm2-16gb,ethernet-100g,ring,8,1024,128,.*,0,0,true|.*,false)$"
+         "^alexnet,(v100-sxm2-16gb,ethernet-100g,ring,8,1024,128,.*,0,0,[0-9.e+]+,yes,true|.*,false)$"
          pareto -m alexnet -d k80,v100-sxm2-16gb -w 1,2,8 --dataset-size 1281167 --epochs 90 --prices ${free_prices}
          --format csv)
+
+# Only a configuration that fits its GPUs' memory can be Pareto-optimal. ResNet-50 in FP32 holds 84.3 MB of
+# activations a sample (graph/activations.hpp's tally) and 0.3 GB of weights and gradients: at batch 256 20.3 GiB,
+# beyond a T4's 16, where batch 128's 10.2 GiB fit. Batch 256 is the cheaper (fewer steps, each less than twice as
+# long) and would be the front's cheapest; it is left off, and batch 128 alone is on the front.
+cli_rows(pareto_memory 2 "^model,device"
+         "^resnet50,t4,ethernet-100g,ring,1,(128,.*,yes,true|256,.*,no,false)$"
+         pareto -m resnet50 -d t4 -b 128,256 -w 1 --dataset-size 1281167 --epochs 90 --format csv)
 
 add_test(NAME cli_pareto_json
          COMMAND ${cli} pareto -m alexnet -d v100-sxm2-16gb -w 1,8 --dataset-size 50000 --epochs 2.5
                  --prices ${examples_data}/prices.csv --format json)
 set_tests_properties(cli_pareto_json PROPERTIES PASS_REGULAR_EXPRESSION
-  "\"dataset_size\": 50000,.*\"epochs\": 2\\.5,.*\"prices\": \\[[^]]*\"source\": \"illustrative: [^]]*\\],.*\"configurations\": \\[.*\"usd_per_gpu_hour\": 0\\.92,[^}]*\"pareto\": true")
+  "\"dataset_size\": 50000,.*\"epochs\": 2\\.5,.*\"prices\": \\[[^]]*\"source\": \"illustrative: [^]]*\\],.*\"configurations\": \\[.*\"usd_per_gpu_hour\": 0\\.92,[^}]*\"memory\": {[^}]*\"fits\": true[^}]*},[^}]*\"pareto\": true")
 
 # --plot: cost against time with the front, when gnuplot is there (as sweep's --plot test).
 if(STEPTIME_GNUPLOT)

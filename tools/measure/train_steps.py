@@ -96,6 +96,9 @@ def measure(model, resolution, batch, precision, memory_format=torch.contiguous_
     step = training_step(model, resolution, batch, precision, memory_format)
     times = []
     for it in range(WARMUP + TIMED):
+        if it == WARMUP:  # the steady steps' peaks: tensors, and what the caching allocator holds for them
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
         ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
         step(ev)
         if it >= WARMUP:
@@ -112,6 +115,8 @@ def measure(model, resolution, batch, precision, memory_format=torch.contiguous_
         "step_ms": statistics.median(step_ms),
         "step_ms_min": step_ms[0],
         "step_ms_max": step_ms[-1],
+        "peak_allocated_gib": torch.cuda.max_memory_allocated() / 2**30,
+        "peak_reserved_gib": torch.cuda.max_memory_reserved() / 2**30,
     }
 
 
@@ -237,7 +242,8 @@ def main():
         path = os.path.join(args.out, "kernels.csv")
     else:
         fields = ["network", "precision", "batch", "resolution", "layout", "role", "forward_ms", "backward_ms",
-                  "optimizer_ms", "step_ms", "step_ms_min", "step_ms_max", "images_per_s"]
+                  "optimizer_ms", "step_ms", "step_ms_min", "step_ms_max", "peak_allocated_gib", "peak_reserved_gib",
+                  "images_per_s"]
         path = os.path.join(args.out, "train_steps.csv")
     new = not os.path.exists(path)
     with open(path, "a", newline="") as f:

@@ -8,7 +8,6 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -30,7 +29,8 @@ struct pareto_options {
     std::string format = "table";
 };
 
-// A configuration of the grid, its training run priced, and whether it is on the Pareto front.
+// A configuration of the grid, its training run priced, and whether it is on the Pareto front (only one whose
+// step fits its GPUs' memory can be).
 struct priced_row {
     sweep_row config;
     training_option option;
@@ -92,42 +92,55 @@ void write_table(const std::vector<plan>& plans, const training_run& run, const 
     std::cout << model_names(plans) << ": " << setup_text(plans.front()) << "\n"
               << run.dataset_size << " samples x " << shortest(run.epochs) << " epochs; prices per GPU-hour: built-in"
               << (prices_file ? " with " + *prices_file + " over them" : std::string{}) << "\n"
-              << "* = Pareto-optimal: no other configuration of the same model trains both faster and cheaper\n\n";
+              << "* = Pareto-optimal: no other configuration of the same model that fits its GPUs' memory trains both "
+                 "faster and cheaper\n\n";
     std::vector<std::vector<std::string>> cells{{"pareto", "model", "device", "network", "comm", "workers", "batch",
-                                                 "step ms", "steps", "hours", "GPU-hours", "$/GPU-hour", "cost $"}};
+                                                 "step ms", "steps", "hours", "GPU-hours", "$/GPU-hour", "cost $",
+                                                 "memory GiB", "fits"}};
     for (const auto& r : rows) {
         const auto& c = r.config;
         const auto& o = r.option;
         cells.push_back({r.pareto ? "*" : "", c.model, c.device, c.network, c.comm, std::to_string(c.workers),
                          std::to_string(c.batch), fixed(c.step_s * 1e3, 3), std::to_string(o.steps),
                          fixed(o.time.value() / 3600, 2), fixed(o.gpu_hours, 1), fixed(o.usd_per_gpu_hour, 4),
-                         fixed(o.cost_usd, 2)});
+                         fixed(o.cost_usd, 2), detail::gib(c.memory.total()), fits_text(c.memory)});
     }
     write_aligned(std::cout, cells, 5);
     std::cout << "\n";
-    for (const auto& front : fronts) {
+    for (std::size_t k = 0; k < fronts.size(); ++k) {
+        const std::string& model = plans[k].model_label;
+        const auto all = std::ranges::count(rows, model, [](const priced_row& r) { return r.option.model; });
+        const auto too_big = std::ranges::count_if(
+            rows, [&](const priced_row& r) { return r.option.model == model && !r.config.memory.fits(); });
+        const std::string left_out =
+            too_big == 0 ? "" : " (" + std::to_string(too_big) + " do not fit their GPUs' memory)";
+        const auto& front = fronts[k];
+        if (front.empty()) {
+            std::cout << model << ": none of " << all << " configurations fits its GPUs' memory\n";
+            continue;
+        }
         const auto& fastest = rows[front.front()].option;
         const auto& cheapest = rows[front.back()].option;
-        const auto all = std::ranges::count(rows, fastest.model, [](const priced_row& r) { return r.option.model; });
-        std::cout << fastest.model << ": " << front.size() << " of " << all
-                  << " configurations Pareto-optimal, from the fastest, " << fixed(fastest.time.value() / 3600, 2)
-                  << " h for $" << fixed(fastest.cost_usd, 2) << ", to the cheapest, "
-                  << fixed(cheapest.time.value() / 3600, 2) << " h for $" << fixed(cheapest.cost_usd, 2) << "\n";
+        std::cout << model << ": " << front.size() << " of " << all << " configurations Pareto-optimal" << left_out
+                  << ", from the fastest, " << fixed(fastest.time.value() / 3600, 2) << " h for $"
+                  << fixed(fastest.cost_usd, 2) << ", to the cheapest, " << fixed(cheapest.time.value() / 3600, 2)
+                  << " h for $" << fixed(cheapest.cost_usd, 2) << "\n";
     }
 }
 
 void write_csv(const std::vector<priced_row>& rows) {
     using detail::csv_field;
     std::cout << "model,device,network,comm,workers,batch,batch_per_worker,step_ms,steps,time_s,gpu_hours,"
-                 "usd_per_gpu_hour,cost_usd,pareto\n";
+                 "usd_per_gpu_hour,cost_usd,memory_bytes,fits,pareto\n";
     for (const auto& r : rows) {
         const auto& c = r.config;
         const auto& o = r.option;
         std::cout << csv_field(c.model) << "," << csv_field(c.device) << "," << csv_field(c.network) << "," << c.comm << ","
                   << c.workers << "," << c.batch << "," << c.batch_per_worker << "," << shortest(c.step_s * 1e3) << ","
                   << o.steps << "," << shortest(o.time.value()) << "," << shortest(o.gpu_hours) << ","
-                  << shortest(o.usd_per_gpu_hour) << "," << shortest(o.cost_usd) << "," << (r.pareto ? "true" : "false")
-                  << "\n";
+                  << shortest(o.usd_per_gpu_hour) << "," << shortest(o.cost_usd) << ","
+                  << shortest(c.memory.total().value()) << "," << fits_text(c.memory) << ","
+                  << (r.pareto ? "true" : "false") << "\n";
     }
 }
 
@@ -165,6 +178,7 @@ void write_json(const std::vector<plan>& plans, const training_run& run, const p
                            {"gpu_hours", o.gpu_hours},
                            {"usd_per_gpu_hour", o.usd_per_gpu_hour},
                            {"cost_usd", o.cost_usd},
+                           {"memory", io::to_json(c.memory)},
                            {"pareto", r.pareto}});
     }
     std::cout << out.dump(2) << "\n";
@@ -249,11 +263,13 @@ void pareto(const options& o, const pareto_options& po) {
             training_option option = training_option_of(run, step_of(r), table);
             rows.push_back({std::move(r), std::move(option)});
         }
-        const std::span<const priced_row> mine(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end());
-        auto& front = fronts.emplace_back(pareto_front(mine, [](const priced_row& r) { return r.option.time; },
-                                                       [](const priced_row& r) { return r.option.cost_usd; }));
+        std::vector<std::size_t> fitting;  // indices into rows
+        for (std::size_t i = first; i < rows.size(); ++i)
+            if (rows[i].config.memory.fits()) fitting.push_back(i);
+        auto& front = fronts.emplace_back(pareto_front(fitting, [&](std::size_t i) { return rows[i].option.time; },
+                                                       [&](std::size_t i) { return rows[i].option.cost_usd; }));
         for (auto& i : front) {
-            i += first;
+            i = fitting[i];
             rows[i].pareto = true;
         }
     }

@@ -25,6 +25,7 @@ sweep_row make_row(const plan& p, const step_estimate& e, const std::string& net
     r.speedup = speedup(p.scale, r.workers, t1, r.step_s);
     r.efficiency = r.speedup / r.workers;
     r.series = series;
+    r.memory = e.memory;
     return r;
 }
 
@@ -52,6 +53,8 @@ void write_aligned(std::ostream& out, const std::vector<std::vector<std::string>
         out << line << "\n";
     }
 }
+
+std::string fits_text(const memory_footprint& m) { return !m.capacity ? "?" : m.fits() ? "yes" : "no"; }
 
 double speedup(scaling s, int workers, double t1, double tn) {
     return (s == scaling::weak ? workers : 1) * t1 / tn;
@@ -89,7 +92,7 @@ void write_sweep_table(std::ostream& out, const plan& p, const std::vector<sweep
     std::vector<std::string> head{"model", "device", "network", "comm", "workers", "batch", "batch/worker", "step ms",
                                   "compute ms", "comm ms"};
     if (overlapped) head.emplace_back("exposed ms");
-    for (const char* h : {"samples/s", "speedup", "efficiency"}) head.emplace_back(h);
+    for (const char* h : {"samples/s", "speedup", "efficiency", "memory GiB", "fits"}) head.emplace_back(h);
     cells.push_back(std::move(head));
     for (const auto& r : rows) {
         std::vector<std::string> c{r.model,
@@ -106,6 +109,8 @@ void write_sweep_table(std::ostream& out, const plan& p, const std::vector<sweep
         c.push_back(fixed(r.throughput, 1));
         c.push_back(fixed(r.speedup, 2));
         c.push_back(fixed(r.efficiency * 100, 1) + "%");
+        c.push_back(detail::gib(r.memory.total()));
+        c.push_back(fits_text(r.memory));
         cells.push_back(std::move(c));
     }
     write_aligned(out, cells, 4);
@@ -115,12 +120,13 @@ void write_sweep_csv(std::ostream& out, const std::vector<sweep_row>& rows) {
     using detail::csv_field;
     const auto exact = shortest;
     out << "model,device,network,comm,workers,batch,batch_per_worker,step_ms,compute_ms,comm_ms,exposed_comm_ms,"
-           "throughput_samples_per_s,speedup,efficiency\n";
+           "throughput_samples_per_s,speedup,efficiency,memory_bytes,fits\n";
     for (const auto& r : rows)
         out << csv_field(r.model) << "," << csv_field(r.device) << "," << csv_field(r.network) << "," << r.comm << ","
             << r.workers << "," << r.batch << "," << r.batch_per_worker << "," << exact(r.step_s * 1e3) << ","
             << exact(r.compute_s * 1e3) << "," << exact(r.comm_s * 1e3) << "," << exact(r.exposed_comm_s * 1e3) << ","
-            << exact(r.throughput) << "," << exact(r.speedup) << "," << exact(r.efficiency) << "\n";
+            << exact(r.throughput) << "," << exact(r.speedup) << "," << exact(r.efficiency) << ","
+            << exact(r.memory.total().value()) << "," << fits_text(r.memory) << "\n";
 }
 
 void plot_sweep(const std::string& svg_file, const plan& p, const std::vector<sweep_row>& rows) {

@@ -17,7 +17,11 @@ struct sweep_row {
     std::int64_t batch = 0, batch_per_worker = 0;
     double step_s = 0, compute_s = 0, comm_s = 0, exposed_comm_s = 0, throughput = 0, speedup = 0, efficiency = 0;
     std::size_t series = 0;  // rows of one (device, network, comm, batch) share a series
+    memory_footprint memory{};  // one GPU's
 };
+
+// "yes", "no", or "?" where the device's memory is not known.
+std::string fits_text(const memory_footprint& m);
 
 // The shortest text that reads back as the same double.
 std::string shortest(double v);

@@ -23,6 +23,7 @@ namespace steptime::cli {
 namespace {
 
 using detail::fixed;
+using detail::gib;
 using detail::pad_left;
 using detail::pad_right;
 
@@ -59,11 +60,17 @@ struct row_result {
     io::published_case c;
     const io::published_case* anchor = nullptr;  // the measurement it was scaled from (--anchor)
     seconds predicted{};
+    std::optional<memory_footprint> memory{};  // a step's or a pass's, not a kernel's or an all-reduce's
     double error = 0;      // signed relative: predicted / measured - 1
     std::string skipped{};  // why the row was not predicted (--skip-unsupported, --anchor)
 };
 
-seconds predict(const io::published_case& c, const validate_options& o, const std::filesystem::path& base) {
+struct prediction {
+    seconds time{};
+    std::optional<memory_footprint> memory{};
+};
+
+prediction predict(const io::published_case& c, const validate_options& o, const std::filesystem::path& base) {
     options po = o.model;
     po.model = relative_to(base, c.model);
     po.devices = relative_to(base, c.device);
@@ -93,7 +100,7 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
     // An all-reduce alone (DeepBench's) runs the collective that predict's data parallelism uses.
     if (c.metric == io::published_metric::all_reduce_ms) {
         (void)load_device(po.devices);  // the GPUs the row names, checked though the collective needs only the link
-        return make_collective(po).all_reduce(c.all_reduce_size, c.gpus);
+        return {make_collective(po).all_reduce(c.all_reduce_size, c.gpus)};
     }
     const plan p = make_plan(po, /*lists=*/false);
     const device& dev = p.devices.front();
@@ -101,16 +108,16 @@ seconds predict(const io::published_case& c, const validate_options& o, const st
         case io::published_metric::kernel_ms:
         case io::published_metric::kernel_passes_ms: {
             const estimate_options opt{p.batches.front(), p.precision};
-            return std::visit([&](const auto& m) { return phase_time(p.net, dev, m, c.passes, opt).total(); }, p.cost);
+            return {std::visit([&](const auto& m) { return phase_time(p.net, dev, m, c.passes, opt).total(); }, p.cost)};
         }
         default: break;
     }
     const step_estimate e = p.run(dev, p.comm_model(p.comms.front(), p.networks.front()), p.workers.front(),
                                   p.batches.front());
     switch (c.metric) {
-        case io::published_metric::forward_ms: return e.forward;
-        case io::published_metric::backward_ms: return e.backward;
-        default: return e.total;
+        case io::published_metric::forward_ms: return {e.forward, e.memory};
+        case io::published_metric::backward_ms: return {e.backward, e.memory};
+        default: return {e.total, e.memory};
     }
 }
 
@@ -140,7 +147,7 @@ void run_validate(const validate_options& o) {
     std::map<const io::published_case*, seconds> anchor_predictions;  // an anchor row may anchor several rows
     const auto predicted_anchor = [&](const io::published_case* a) {
         if (const auto at = anchor_predictions.find(a); at != anchor_predictions.end()) return at->second;
-        return anchor_predictions[a] = predict(*a, o, anchors.base);
+        return anchor_predictions[a] = predict(*a, o, anchors.base).time;
     };
     std::vector<row_result> rows;
     std::map<std::string, category_summary> categories;
@@ -149,13 +156,15 @@ void run_validate(const validate_options& o) {
         auto& s = categories[c.category.empty() ? "uncategorized" : c.category];
         try {
             if (o.anchor.empty()) {
-                r.predicted = predict(c, o, cases.base);
+                const prediction p = predict(c, o, cases.base);
+                r.predicted = p.time;
+                r.memory = p.memory;
             } else if (c.device == o.anchor) {
                 r.skipped = "measured on the anchor device";
             } else if (r.anchor = anchor_of(c); !r.anchor) {
                 r.skipped = "no measurement of the same quantity on " + o.anchor;
             } else {
-                r.predicted = scale::anchored_ratio(r.anchor->time, predicted_anchor(r.anchor), predict(c, o, cases.base));
+                r.predicted = scale::anchored_ratio(r.anchor->time, predicted_anchor(r.anchor), predict(c, o, cases.base).time);
             }
         } catch (const error& e) {
             if (!o.skip_unsupported)
@@ -192,6 +201,7 @@ void run_validate(const validate_options& o) {
             if (r.skipped.empty()) {
                 row["predicted_ms"] = r.predicted.value() * 1e3;
                 row["error"] = r.error;
+                if (r.memory) row["memory"] = io::to_json(*r.memory);
             } else {
                 row["skipped"] = r.skipped;
             }
@@ -215,7 +225,11 @@ void run_validate(const validate_options& o) {
                   << pad_left(fixed(r.c.time.value() * 1e3, 3), 12);
         if (r.skipped.empty())
             std::cout << pad_left(fixed(r.predicted.value() * 1e3, 3), 13)
-                      << pad_left((r.error >= 0 ? "+" : "") + percent(r.error), 9) << "\n";
+                      << pad_left((r.error >= 0 ? "+" : "") + percent(r.error), 9)
+                      << (r.memory && !r.memory->fits() ? "  (memory: " + gib(r.memory->total()) + " GiB of " +
+                                                               gib(*r.memory->capacity) + " does not fit)"
+                                                         : "")
+                      << "\n";
         else
             std::cout << "  not predicted: " << r.skipped << "\n";
     }

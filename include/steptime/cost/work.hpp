@@ -17,14 +17,15 @@ enum class optimizer { sgd, momentum, adam };
 
 struct update_work {
     double flops_per_param, tensors_read, tensors_written;
+    double state_tensors;  // kept from step to step besides the weights
 };
 constexpr update_work work_of(optimizer o) {
     switch (o) {
-        case optimizer::sgd: return {2, 2, 1};        // w -= lr * g: reads w, g; writes w
-        case optimizer::momentum: return {4, 3, 2};   // v = mu v + g; w -= lr v: reads w, g, v; writes w, v
-        case optimizer::adam: return {12, 4, 3};      // two moments, bias correction, sqrt, divide: reads w, g, m, v
+        case optimizer::sgd: return {2, 2, 1, 0};       // w -= lr * g: reads w, g; writes w
+        case optimizer::momentum: return {4, 3, 2, 1};  // v = mu v + g; w -= lr v: reads w, g, v; writes w, v
+        case optimizer::adam: return {12, 4, 3, 2};     // two moments, bias correction, sqrt, divide: reads w, g, m, v
     }
-    return {2, 2, 1};
+    return {2, 2, 1, 0};
 }
 
 constexpr std::string_view to_string(optimizer o) {

@@ -98,7 +98,7 @@ std::int64_t tied_weights(const layer<Op>& l) {
 // (section 4.1): each GPU its B / t over pp.link, then an all-gather in the next group. Each stage updates its own
 // weights (a later stage's copy of a tied table too); the replicas all-reduce each stage's gradients after the flush
 // (Megatron-LM's local DDP), the stages at once, so the step waits for the largest. The result's parameters and
-// gradients are the largest stage's, its activations the most any stage holds: 1F1B's min(m, p - s) micro-batches.
+// gradients are the largest stage's, its memory the fullest stage's, with 1F1B's min(m, p - s) micro-batches.
 template <class Net, class Model, class Comm>
     requires CostModel<Model, Net> && CommModel<Comm>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm, const data_parallel& dp,
@@ -186,7 +186,6 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parts.clear();
     r.update = r.communication = seconds{};
     std::int64_t largest = 0;
-    double activations = 0;
     for (int s = 0; s < p; ++s) {
         const std::int64_t own = params[s] + tied[s];
         const seconds update = model.update(own, ctx).total();
@@ -196,8 +195,14 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         r.communication = std::max(r.communication, sync);
         largest = std::max(largest, own);
         // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush); the
-        // interleaved schedule holds up to (v - 1) p chunks' more, not counted.
-        activations = std::max(activations, held[s].peak(std::min(m, static_cast<double>(p - s))));
+        // interleaved schedule holds up to (v - 1) p chunks' more, not counted. Megatron-LM's local DDP reduces
+        // the gradients where they are: no buckets.
+        const double in_flight = std::min(m, static_cast<double>(p - s));
+        const memory_footprint stage =
+            training_memory(own, opt.precision, opt.gradients, detail::update_rule_of(model),
+                            bytes_of(held[s].peak(in_flight) * static_cast<double>(micro_batch)), micro_batch,
+                            dev.memory_capacity);
+        if (s == 0 || stage.total() > r.memory.total()) r.memory = stage;
     }
     r.workers = dp.workers;
     r.pipeline_stages = p;
@@ -215,7 +220,6 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parameters = largest;
     r.parameter_bytes = bytes_of(static_cast<double>(largest) * element_bytes(element_type::fp32));
     r.gradient_bytes = gradients(largest);
-    r.activation_bytes = bytes_of(activations * static_cast<double>(micro_batch));
     r.exposed_communication = r.communication;
     r.total = r.forward + r.backward + r.pipeline_communication + r.bubble + r.update + r.exposed_communication;
     detail::require_finite(r.total, "the pipelined step time of '" + r.model + "'");

@@ -1,0 +1,61 @@
+// steptime/memory.hpp: what a training step keeps in one GPU's memory, and whether it fits the device's.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+
+#include "steptime/cost/work.hpp"
+#include "steptime/tensor.hpp"
+#include "steptime/units.hpp"
+
+namespace steptime {
+
+// One GPU's tensors at the step's peak, the start of the backward pass, when every activation it reads is held.
+// Not counted: the CUDA context, cuDNN's and cuBLAS's workspaces, the allocator's cached free blocks, the
+// gradients flowing through the backward pass (README.md, "Memory").
+struct memory_footprint {
+    bytes weights{};          // FP32 (master) weights, and in mixed precision the half copies the matmuls read
+    bytes gradients{};        // one per weight, in the precision the workers exchange
+    bytes optimizer_state{};  // momentum: an FP32 tensor per weight; Adam: two
+    bytes buffers{};          // data parallel: the gradient buckets, a second copy of the gradients
+    bytes activations{};      // what the backward pass reads (activation_tally), for `samples`
+    std::int64_t samples = 0;          // the samples whose activations are held: a worker's batch, a micro-batch
+    std::optional<bytes> capacity{};   // the device's memory, where known
+
+    bytes fixed() const { return weights + gradients + optimizer_state + buffers; }  // whatever the batch
+    bytes total() const { return fixed() + activations; }
+    // True where the capacity is unknown: nothing says it does not fit.
+    bool fits() const { return !capacity || total() <= *capacity; }
+    // The most samples (of the unit of `samples`) whose step fits: activations grow with the batch, the rest does
+    // not; 0 where the weights alone do not fit; nullopt where the capacity is unknown or nothing grows.
+    std::optional<std::int64_t> largest_samples() const {
+        if (!capacity || samples < 1 || !(activations.value() > 0)) return std::nullopt;
+        const double room = (*capacity - fixed()).value();
+        if (room <= 0) return 0;
+        const double n = std::floor(room / (activations.value() / static_cast<double>(samples)));
+        return n >= 9.2e18 ? std::nullopt : std::optional<std::int64_t>(static_cast<std::int64_t>(n));
+    }
+};
+
+// The footprint of `parameters` weights trained in `precision` by `update_rule`, exchanging `gradients`, with
+// `activations` held for `samples`. Bytes per weight: 4 (FP32 weights) + 2 more in mixed precision (autocast's
+// cast cache holds each weight's half copy from the forward pass to its backward; Apex's O2 and Megatron-LM keep a
+// half model beside FP32 master weights), the gradient's, and 4 per optimizer state tensor (ZeRO, Rajbhandari et al.
+// 2020, section 3.1: 16 bytes with Adam in mixed precision, half gradients).
+inline memory_footprint training_memory(std::int64_t parameters, element_type precision, element_type gradients,
+                                        cost::optimizer update_rule, bytes activations, std::int64_t samples,
+                                        std::optional<bytes> capacity) {
+    const double n = static_cast<double>(parameters);
+    const double half = element_bytes(precision) < 4 ? element_bytes(precision) : 0;
+    memory_footprint m;
+    m.weights = bytes_of(n * (4 + half));
+    m.gradients = bytes_of(n * element_bytes(gradients));
+    m.optimizer_state = bytes_of(n * 4 * cost::work_of(update_rule).state_tensors);
+    m.activations = activations;
+    m.samples = samples;
+    m.capacity = capacity;
+    return m;
+}
+
+}  // namespace steptime
