@@ -104,3 +104,62 @@ TEST_CASE("memory: data-parallel workers hold PyTorch DDP's buckets, a second co
                                {.batch = 8, .precision = element_type::fp16, .gradients = element_type::fp16});
     CHECK(half.memory.buffers.value() == 1605 * 2);
 }
+
+TEST_CASE("memory: a pipeline's is the stage's that limits the micro-batch, not always the fullest") {
+    // pipeline_test's GPT in 2 stages, 4 micro-batches of 2, FP16: stage 1 holds 1,102,080 bytes whatever the
+    // micro-batch and 106,496 a sample of it (2 in flight), stage 2 1,082,880 and 110,592 (1 in flight). With room
+    // for 20.5 of stage 2's samples, 3,350,016 bytes: stage 2 takes a micro-batch of 20, stage 1 of 21
+    // (2,247,936 / 106,496 = 21.1). At 2 stage 1 is the fuller (1,315,072 against 1,304,064); stage 2 limits.
+    const network net = zoo::gpt({4, 64, 4, 32, 128, true});
+    device d = devices::get("a100-sxm4-80gb");
+    d.memory_capacity = bytes_of(3350016);
+    const network_link instant{"instant", bytes_per_second_of(1e18), seconds{}, "test"};
+    const auto run = [&](std::int64_t micro_batch) {
+        return estimate(net, d, cost::kernel{}, collective_model{collective::ring, instant}, data_parallel{1},
+                        pipeline_parallel{2, 4, 1, instant}, {.batch = micro_batch, .precision = element_type::fp16})
+            .memory;
+    };
+    const auto two = run(2);
+    CHECK(two.largest_samples() == 20);
+    CHECK(two.weights.value() == 108288.0 * 6);  // stage 2's weights
+    CHECK(two.total().value() == 1304064.0);
+    CHECK(two.fits());
+    CHECK(run(20).fits());
+    CHECK_FALSE(run(21).fits());  // stage 2: 1,082,880 + 21 x 110,592 = 3,405,312 bytes; stage 1's 3,338,496 fit
+}
+
+TEST_CASE("memory: model-parallel devices hold their own layers' weights and outputs") {
+    // x(10) -> fc1(100) on device 0 -> fc2(5) on device 1, FP32, SGD, batch 4. Device 0 holds fc1's 1,100 weights
+    // and 110 values a sample: x's, which fc1's gradient reads, and fc1's, which fc2's reads, held where computed.
+    // Device 1 holds fc2's 505 weights and no output. Device 0: 1100 x 8 + 110 x 4 x 4 = 10,560 bytes, the limit
+    // (device 1's 4,040 do not grow with the batch).
+    network net("placed");
+    net.add("x", ops::input{tensor_shape::image(1, 1, 10)});
+    ops::dense fc;
+    fc.outputs = 100;
+    net.add("fc1", fc, {"x"}, 0);
+    fc.outputs = 5;
+    net.add("fc2", fc, {"fc1"}, 1);
+    const auto m = estimate(net, v100(), with(cost::optimizer::sgd), model_parallel{}, {.batch = 4}).memory;
+    CHECK(m.weights.value() == 1100 * 4);
+    CHECK(m.activations.value() == 110 * 4 * 4);
+    CHECK(m.total().value() == 10560);
+}
+
+TEST_CASE("memory: the largest batch's edges") {
+    memory_footprint m{.weights = bytes_of(100), .capacity = bytes_of(50)};
+    CHECK(m.largest_samples() == 0);  // the weights alone do not fit, activations or not
+    m.capacity = bytes_of(150);
+    CHECK_FALSE(m.largest_samples().has_value());  // nothing grows with the batch: any batch fits
+    m.activations = bytes_of(1e-300);
+    m.samples = 1;
+    CHECK(m.largest_samples() == std::numeric_limits<std::int64_t>::max());  // beyond 2^63 - 1
+    // limiting: the smaller largest batch, else the fuller.
+    const memory_footprint small{.weights = bytes_of(10), .activations = bytes_of(10), .samples = 1, .capacity = bytes_of(100)};
+    const memory_footprint big{.weights = bytes_of(50), .activations = bytes_of(1), .samples = 1, .capacity = bytes_of(100)};
+    CHECK(&limiting(small, big) == &small);  // 9 samples against 50
+    CHECK(&limiting(big, small) == &small);
+    memory_footprint unknown = big;
+    unknown.capacity.reset();
+    CHECK(&limiting(unknown, unknown) == &unknown);
+}

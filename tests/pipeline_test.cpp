@@ -214,11 +214,13 @@ TEST_CASE("pipeline: interleaved, stage s holds chunks s, s + p, ...: its weight
     CHECK(e.gradient_bytes.value() == doctest::Approx(1406000.0 * 4));
     // In flight (1F1B: min(m, p - s) micro-batches of 8 samples), the outputs a dense layer's gradient reads: stage
     // 1 two of x, fc1 and fc3's, 1024 + 100 + 300 FP32 values a sample (91,136 B); stage 2 one of fc2's 2000
-    // (64,000 B; fc4's no layer reads). With FP32 weights and gradients (8 B each, SGD keeps no state) stage 2 holds
-    // the most: 11,248,000 + 64,000 B against stage 1's 5,622,400 + 91,136.
-    CHECK(e.memory.activations.value() == doctest::Approx(8 * 2000 * 4.0));
-    CHECK(e.memory.weights.value() == doctest::Approx(1406000.0 * 4));
-    CHECK(e.memory.total().value() == doctest::Approx(1406000.0 * 8 + 64000));
+    // (64,000 B; fc4's no layer reads). With FP32 weights and gradients (8 B each, SGD keeps no state), stage 2
+    // holds more, 11,248,000 + 64,000 B against 5,622,400 + 91,136, but stage 1 limits the micro-batch: in 16 GiB,
+    // (2^34 - 5,622,400) / 11,392 = 1,507,570 samples against (2^34 - 11,248,000) / 8,000 = 2,146,077.
+    CHECK(e.memory.activations.value() == doctest::Approx(2 * 8 * (1024 + 100 + 300) * 4.0));
+    CHECK(e.memory.weights.value() == doctest::Approx(702800.0 * 4));
+    CHECK(e.memory.total().value() == doctest::Approx(702800.0 * 8 + 91136));
+    CHECK(e.memory.largest_samples() == 1507570);
     CHECK(e.memory.buffers.value() == 0);  // Megatron-LM's local DDP: no buckets
 }
 
@@ -229,16 +231,18 @@ TEST_CASE("pipeline: with recompute, a stage keeps each transformer layer's outp
     // its 2 layers' outputs, 3 x 2048 x 2 bytes, for min(4, 2) micro-batches in flight: 2 x 12288 + 81920 = 106496.
     // Stage 2 keeps its 2 layers' outputs and ln_f's, 3 x 2048 x 2, and the loss's FP32 probabilities over the
     // 32 x 128 logits (Megatron's FP32 loss), 16384, for its 1 in flight: 28672 + 81920 = 110592, the most.
-    // Its memory is the fullest stage's: a layer has 12 h^2 + 13 h = 49,984 weights, stage 1 the embedding's 128 x 64
-    // + 32 x 64 = 10,240 more (110,208), stage 2 ln_f's 128 and the tied table's copy, 8,192 (108,288). At 10 bytes a
-    // weight (FP32 and its half copy, an FP32 gradient, SGD), stage 1 holds 1,102,080 + 2 x 106,496 = 1,315,072 bytes,
-    // stage 2 1,082,880 + 2 x 110,592 = 1,304,064.
+    // Its memory is the stage's that limits the micro-batch: a layer has 12 h^2 + 13 h = 49,984 weights, stage 1 the
+    // embedding's 128 x 64 + 32 x 64 = 10,240 more (110,208), stage 2 ln_f's 128 and the tied table's copy, 8,192
+    // (108,288). At 10 bytes a weight (FP32 and its half copy, an FP32 gradient, SGD), stage 1 holds 1,102,080 +
+    // 2 x 106,496 = 1,315,072 bytes, stage 2 1,082,880 + 2 x 110,592 = 1,304,064; in 80 GiB stage 2 takes
+    // (80 x 2^30 - 1,082,880) / 110,592 = 776,713 samples, stage 1 (80 x 2^30 - 1,102,080) / 106,496 = 806,586.
     const network net = zoo::gpt({4, 64, 4, 32, 128, true});
     const auto e = estimate(net, devices::get("a100-sxm4-80gb"), cost::kernel{}, ring_over(instant), data_parallel{1},
                             pipeline_parallel{2, 4, 1, instant}, {.batch = 2, .precision = element_type::fp16});
-    CHECK(e.memory.weights.value() == 110208.0 * 6);
-    CHECK(e.memory.activations.value() == 106496.0 * 2);
-    CHECK(e.memory.total().value() == 1315072.0);
+    CHECK(e.memory.weights.value() == 108288.0 * 6);
+    CHECK(e.memory.activations.value() == 110592.0 * 2);
+    CHECK(e.memory.total().value() == 1304064.0);
+    CHECK(e.memory.largest_samples() == 776713);
     CHECK(e.memory.samples == 2);  // a micro-batch
 }
 

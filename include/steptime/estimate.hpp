@@ -82,9 +82,10 @@ struct step_estimate {
     std::int64_t parameters = 0;  // one GPU's (a pipeline: its largest stage's)
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
-    // One GPU's memory (a pipeline: its fullest stage's; model-parallel and hybrid steps: the whole network's). Its
-    // activations are what the backward pass reads (activation_tally): those a recomputed block does not keep
-    // counted once, for the largest block while it is rebuilt; a pipeline's for 1F1B's micro-batches in flight.
+    // One GPU's memory: a pipeline's or a model-parallel network's, the stage's or device's that limits the batch
+    // (limiting). Its activations are what the backward pass reads (activation_tally): those a recomputed block does
+    // not keep counted once, for the largest block while it is rebuilt; a pipeline's for 1F1B's micro-batches in
+    // flight.
     memory_footprint memory{};
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "steptime/cost/work.hpp"
@@ -28,21 +29,32 @@ struct memory_footprint {
     // True where the capacity is unknown: nothing says it does not fit.
     bool fits() const { return !capacity || total() <= *capacity; }
     // The most samples (of the unit of `samples`) whose step fits: activations grow with the batch, the rest does
-    // not; 0 where the weights alone do not fit; nullopt where the capacity is unknown or nothing grows.
+    // not; 0 where the rest alone does not fit; nullopt where the capacity is unknown or nothing grows (any batch
+    // fits). Beyond 2^63 - 1 it says 2^63 - 1.
     std::optional<std::int64_t> largest_samples() const {
-        if (!capacity || samples < 1 || !(activations.value() > 0)) return std::nullopt;
+        if (!capacity) return std::nullopt;
         const double room = (*capacity - fixed()).value();
-        if (room <= 0) return 0;
+        if (room < 0) return 0;
+        if (samples < 1 || !(activations.value() > 0)) return std::nullopt;
         const double n = std::floor(room / (activations.value() / static_cast<double>(samples)));
-        return n >= 9.2e18 ? std::nullopt : std::optional<std::int64_t>(static_cast<std::int64_t>(n));
+        return n < 0x1p63 ? static_cast<std::int64_t>(n) : std::numeric_limits<std::int64_t>::max();
     }
 };
 
+// Of two GPUs that run the same samples (pipeline stages, model-parallel devices), the one that limits them: the
+// smaller largest batch, which fits exactly when both fit; where that is not known, the fuller.
+inline const memory_footprint& limiting(const memory_footprint& a, const memory_footprint& b) {
+    constexpr auto unbounded = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t la = a.largest_samples().value_or(unbounded), lb = b.largest_samples().value_or(unbounded);
+    if (la != lb) return la < lb ? a : b;
+    return a.total() >= b.total() ? a : b;
+}
+
 // The footprint of `parameters` weights trained in `precision` by `update_rule`, exchanging `gradients`, with
-// `activations` held for `samples`. Bytes per weight: 4 (FP32 weights) + 2 more in mixed precision (autocast's
-// cast cache holds each weight's half copy from the forward pass to its backward; Apex's O2 and Megatron-LM keep a
-// half model beside FP32 master weights), the gradient's, and 4 per optimizer state tensor (ZeRO, Rajbhandari et al.
-// 2020, section 3.1: 16 bytes with Adam in mixed precision, half gradients).
+// `activations` held for `samples`. Bytes per weight: 4 (FP32 weights) + the precision's element size below FP32
+// (autocast's cast cache holds each weight's half copy from the forward pass to its backward; Apex's O2 and
+// Megatron-LM keep a half model beside FP32 master weights), the gradient's, and 4 per optimizer state tensor
+// (ZeRO, Rajbhandari et al. 2020, section 3.1: 16 bytes with Adam in mixed precision, half gradients).
 inline memory_footprint training_memory(std::int64_t parameters, element_type precision, element_type gradients,
                                         cost::optimizer update_rule, bytes activations, std::int64_t samples,
                                         std::optional<bytes> capacity) {

@@ -33,27 +33,26 @@ inline std::string pad_left(std::string s, std::size_t w) {
     if (s.size() < w) s.insert(0, w - s.size(), ' ');
     return s;
 }
-}  // namespace detail
-
-namespace detail {
-inline std::string gib(bytes b) { return fixed(b.value() / 1073741824.0, 2); }
+inline std::string gib_text(bytes b) { return fixed(b.value() / 1073741824.0, 2); }  // GiB, 2 decimals
+// "yes", "no", or "?" where the device's memory is not known.
+inline std::string fits_text(const memory_footprint& m) { return !m.capacity ? "?" : m.fits() ? "yes" : "no"; }
 }  // namespace detail
 
 // One GPU's memory: the total against the device's, the largest batch that fits, and the parts.
 inline void write_memory(std::ostream& out, const step_estimate& e) {
     using namespace detail;
     const memory_footprint& m = e.memory;
-    out << "memory         " << pad_left(gib(m.total()), 12) << " GiB per GPU";
+    out << "memory         " << pad_left(gib_text(m.total()), 12) << " GiB per GPU";
     if (m.capacity) {
-        const std::string unit = e.pipelined() ? "micro-batch" : e.workers > 1 ? "batch per worker" : "batch";
+        const std::string unit = e.pipelined() ? "micro-batch" : e.batch_per_worker < e.batch ? "batch per worker" : "batch";
         const auto largest = m.largest_samples();
-        out << " of " << gib(*m.capacity) << (m.fits() ? " GiB: fits" : " GiB: DOES NOT FIT");
+        out << " of " << gib_text(*m.capacity) << (m.fits() ? " GiB: fits" : " GiB: DOES NOT FIT");
         if (largest) out << " (the largest " << unit << " that fits: " << *largest << ")";
     } else {
         out << " (the device's memory is not known)";
     }
-    out << "\n               weights " << gib(m.weights) << ", gradients " << gib(m.gradients) << ", optimizer state "
-        << gib(m.optimizer_state) << ", buckets " << gib(m.buffers) << ", activations " << gib(m.activations)
+    out << "\n               weights " << gib_text(m.weights) << ", gradients " << gib_text(m.gradients) << ", optimizer state "
+        << gib_text(m.optimizer_state) << ", buckets " << gib_text(m.buffers) << ", activations " << gib_text(m.activations)
         << " GiB\n";
 }
 

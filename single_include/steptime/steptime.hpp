@@ -3458,6 +3458,7 @@ private:
 // ---- begin steptime/memory.hpp ----
 // steptime/memory.hpp: what a training step keeps in one GPU's memory, and whether it fits the device's.
 
+#include <limits>
 
 
 namespace steptime {
@@ -3479,21 +3480,32 @@ struct memory_footprint {
     // True where the capacity is unknown: nothing says it does not fit.
     bool fits() const { return !capacity || total() <= *capacity; }
     // The most samples (of the unit of `samples`) whose step fits: activations grow with the batch, the rest does
-    // not; 0 where the weights alone do not fit; nullopt where the capacity is unknown or nothing grows.
+    // not; 0 where the rest alone does not fit; nullopt where the capacity is unknown or nothing grows (any batch
+    // fits). Beyond 2^63 - 1 it says 2^63 - 1.
     std::optional<std::int64_t> largest_samples() const {
-        if (!capacity || samples < 1 || !(activations.value() > 0)) return std::nullopt;
+        if (!capacity) return std::nullopt;
         const double room = (*capacity - fixed()).value();
-        if (room <= 0) return 0;
+        if (room < 0) return 0;
+        if (samples < 1 || !(activations.value() > 0)) return std::nullopt;
         const double n = std::floor(room / (activations.value() / static_cast<double>(samples)));
-        return n >= 9.2e18 ? std::nullopt : std::optional<std::int64_t>(static_cast<std::int64_t>(n));
+        return n < 0x1p63 ? static_cast<std::int64_t>(n) : std::numeric_limits<std::int64_t>::max();
     }
 };
 
+// Of two GPUs that run the same samples (pipeline stages, model-parallel devices), the one that limits them: the
+// smaller largest batch, which fits exactly when both fit; where that is not known, the fuller.
+inline const memory_footprint& limiting(const memory_footprint& a, const memory_footprint& b) {
+    constexpr auto unbounded = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t la = a.largest_samples().value_or(unbounded), lb = b.largest_samples().value_or(unbounded);
+    if (la != lb) return la < lb ? a : b;
+    return a.total() >= b.total() ? a : b;
+}
+
 // The footprint of `parameters` weights trained in `precision` by `update_rule`, exchanging `gradients`, with
-// `activations` held for `samples`. Bytes per weight: 4 (FP32 weights) + 2 more in mixed precision (autocast's
-// cast cache holds each weight's half copy from the forward pass to its backward; Apex's O2 and Megatron-LM keep a
-// half model beside FP32 master weights), the gradient's, and 4 per optimizer state tensor (ZeRO, Rajbhandari et al.
-// 2020, section 3.1: 16 bytes with Adam in mixed precision, half gradients).
+// `activations` held for `samples`. Bytes per weight: 4 (FP32 weights) + the precision's element size below FP32
+// (autocast's cast cache holds each weight's half copy from the forward pass to its backward; Apex's O2 and
+// Megatron-LM keep a half model beside FP32 master weights), the gradient's, and 4 per optimizer state tensor
+// (ZeRO, Rajbhandari et al. 2020, section 3.1: 16 bytes with Adam in mixed precision, half gradients).
 inline memory_footprint training_memory(std::int64_t parameters, element_type precision, element_type gradients,
                                         cost::optimizer update_rule, bytes activations, std::int64_t samples,
                                         std::optional<bytes> capacity) {
@@ -3579,9 +3591,10 @@ struct step_estimate {
     std::int64_t parameters = 0;  // one GPU's (a pipeline: its largest stage's)
     bytes parameter_bytes{};  // the FP32 weights the optimizer updates (mixed precision keeps them as master weights)
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
-    // One GPU's memory (a pipeline: its fullest stage's; model-parallel and hybrid steps: the whole network's). Its
-    // activations are what the backward pass reads (activation_tally): those a recomputed block does not keep
-    // counted once, for the largest block while it is rebuilt; a pipeline's for 1F1B's micro-batches in flight.
+    // One GPU's memory: a pipeline's or a model-parallel network's, the stage's or device's that limits the batch
+    // (limiting). Its activations are what the backward pass reads (activation_tally): those a recomputed block does
+    // not keep counted once, for the largest block while it is rebuilt; a pipeline's for 1F1B's micro-batches in
+    // flight.
     memory_footprint memory{};
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages
@@ -4016,6 +4029,12 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
     step_part split{"model_parallel_layers", scaled(pass_bounds(net, model_fwd).lower),
                     scaled(pass_bounds(net, model_bwd).lower), model.update(own_split, ctx).total(), seconds{}};
 
+    // A worker holds the data-parallel layers whole, with buckets for their gradients, and its share of the split
+    // ones; its activations are counted for its own batch (the split layers run all K batches: not counted).
+    const memory_footprint whole = r.memory;
+    r.memory = training_memory(data_params + split_params / h.workers, opt.precision, opt.gradients, detail::update_rule_of(model),
+                               whole.activations, whole.samples, whole.capacity);
+    if (h.workers > 1) r.memory.buffers = bytes_of(static_cast<double>(data_params) * eb);
     r.workers = h.workers;
     r.batch_per_worker = r.batch;
     r.batch = r.batch * h.workers;
@@ -4050,9 +4069,22 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, mo
                        const estimate_options& opt = {}) {
     step_estimate r = estimate(net, dev, model, opt);
     std::map<int, std::int64_t> params_on;  // unplaced layers sit on device 0
-    for (auto v : net.vertices()) params_on[net[v].device.value_or(0)] += net[v].parameters;
+    std::map<int, activation_tally> held_on;  // an output is held where it is computed
+    for (auto v : net.vertices()) {
+        const int d = net[v].device.value_or(0);
+        params_on[d] += net[v].parameters;
+        held_on[d].add(net, v, element_bytes(opt.precision));
+    }
     std::int64_t largest = 0;
-    for (const auto& [d, n] : params_on) largest = std::max(largest, n);
+    bool first = true;
+    for (const auto& [d, n] : params_on) {
+        largest = std::max(largest, n);
+        const memory_footprint own =
+            training_memory(n, opt.precision, opt.gradients, detail::update_rule_of(model),
+                            bytes_of(held_on[d].peak() * static_cast<double>(r.batch)), r.batch, dev.memory_capacity);
+        r.memory = first ? own : limiting(r.memory, own);
+        first = false;
+    }
     r.workers = static_cast<int>(params_on.size());
     r.forward = r.forward_bounds.lower;
     r.backward = r.backward_bounds.lower;
@@ -4149,7 +4181,8 @@ std::int64_t tied_weights(const layer<Op>& l) {
 // (section 4.1): each GPU its B / t over pp.link, then an all-gather in the next group. Each stage updates its own
 // weights (a later stage's copy of a tied table too); the replicas all-reduce each stage's gradients after the flush
 // (Megatron-LM's local DDP), the stages at once, so the step waits for the largest. The result's parameters and
-// gradients are the largest stage's, its memory the fullest stage's, with 1F1B's min(m, p - s) micro-batches.
+// gradients are the largest stage's, its memory the stage's that limits the micro-batch (limiting), with 1F1B's
+// min(m, p - s) micro-batches in flight.
 template <class Net, class Model, class Comm>
     requires CostModel<Model, Net> && CommModel<Comm>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm, const data_parallel& dp,
@@ -4253,7 +4286,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
             training_memory(own, opt.precision, opt.gradients, detail::update_rule_of(model),
                             bytes_of(held[s].peak(in_flight) * static_cast<double>(micro_batch)), micro_batch,
                             dev.memory_capacity);
-        if (s == 0 || stage.total() > r.memory.total()) r.memory = stage;
+        r.memory = s == 0 ? stage : limiting(r.memory, stage);
     }
     r.workers = dp.workers;
     r.pipeline_stages = p;
@@ -4309,27 +4342,26 @@ inline std::string pad_left(std::string s, std::size_t w) {
     if (s.size() < w) s.insert(0, w - s.size(), ' ');
     return s;
 }
-}  // namespace detail
-
-namespace detail {
-inline std::string gib(bytes b) { return fixed(b.value() / 1073741824.0, 2); }
+inline std::string gib_text(bytes b) { return fixed(b.value() / 1073741824.0, 2); }  // GiB, 2 decimals
+// "yes", "no", or "?" where the device's memory is not known.
+inline std::string fits_text(const memory_footprint& m) { return !m.capacity ? "?" : m.fits() ? "yes" : "no"; }
 }  // namespace detail
 
 // One GPU's memory: the total against the device's, the largest batch that fits, and the parts.
 inline void write_memory(std::ostream& out, const step_estimate& e) {
     using namespace detail;
     const memory_footprint& m = e.memory;
-    out << "memory         " << pad_left(gib(m.total()), 12) << " GiB per GPU";
+    out << "memory         " << pad_left(gib_text(m.total()), 12) << " GiB per GPU";
     if (m.capacity) {
-        const std::string unit = e.pipelined() ? "micro-batch" : e.workers > 1 ? "batch per worker" : "batch";
+        const std::string unit = e.pipelined() ? "micro-batch" : e.batch_per_worker < e.batch ? "batch per worker" : "batch";
         const auto largest = m.largest_samples();
-        out << " of " << gib(*m.capacity) << (m.fits() ? " GiB: fits" : " GiB: DOES NOT FIT");
+        out << " of " << gib_text(*m.capacity) << (m.fits() ? " GiB: fits" : " GiB: DOES NOT FIT");
         if (largest) out << " (the largest " << unit << " that fits: " << *largest << ")";
     } else {
         out << " (the device's memory is not known)";
     }
-    out << "\n               weights " << gib(m.weights) << ", gradients " << gib(m.gradients) << ", optimizer state "
-        << gib(m.optimizer_state) << ", buckets " << gib(m.buffers) << ", activations " << gib(m.activations)
+    out << "\n               weights " << gib_text(m.weights) << ", gradients " << gib_text(m.gradients) << ", optimizer state "
+        << gib_text(m.optimizer_state) << ", buckets " << gib_text(m.buffers) << ", activations " << gib_text(m.activations)
         << " GiB\n";
 }
 
@@ -5119,7 +5151,6 @@ const entry<Net>* find(std::string_view name) {
 // it in training), so the operation is fed through a free identity layer "x" (ops::passthrough).
 
 #include <charconv>
-#include <limits>
 
 // ---- begin steptime/detail/text.hpp ----
 // steptime/detail/text.hpp: small text helpers for the line-oriented readers.

@@ -14,10 +14,11 @@ for row in report["rows"]:
     memory = row.get("memory")
     if memory is None or memory["capacity_bytes"] is None:  # a kernel or an all-reduce; a GPU of unknown memory
         continue
+    if memory["largest_samples"] is not None:  # None: nothing grows with the batch
+        headroom.append(memory["largest_samples"] / memory["samples"])
     if not memory["fits"]:
         sys.exit(f"{row['id']}: {memory['total_bytes'] / 2**30:.2f} GiB predicted on {row['device']}'s "
                  f"{memory['capacity_bytes'] / 2**30:g} GiB")
     shares.append(memory["total_bytes"] / memory["capacity_bytes"])
-    headroom.append(memory["largest_samples"] / memory["samples"])
-print(f"fit: {len(shares)} of {len(shares)} rows; memory {min(shares):.2f}-{max(shares):.2f} of the GPU's, "
+print(f"fit: {len(shares)} of {len(report['rows'])} rows (the others kernels, all-reduces or GPUs of unknown memory); memory {min(shares):.2f}-{max(shares):.2f} of the GPU's, "
       f"the largest batch {min(headroom):.2f}-{max(headroom):.2f}x the row's")

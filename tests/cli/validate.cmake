@@ -158,8 +158,8 @@ set_tests_properties(cli_validate_nvidia_dle PROPERTIES PASS_REGULAR_EXPRESSION
   "against 20 published measurements.*NDL-001 +dle_1gpu_fp32_tf32 +resnet50 +a100-sxm4-80gb +272\\.921 .*NDL-020 +dle_8gpu_amp +se-resnext101-32x4d +v100-sxm2-16gb +301\\.582 .*\ndle_1gpu_amp +5 .*\ndle_1gpu_fp32_tf32 +5 .*\ndle_8gpu_amp +5 .*\ndle_8gpu_fp32_tf32 +5 +[0-9.]+% +[-+][0-9.]+% +0\n")
 if(Python3_FOUND)
   # Every measured step fits in its GPU's memory as validate predicts it (the runs happened): Lambda's at the largest
-  # batch its GPU held, NVIDIA's recipes, the calibration rows (Megatron-LM's GPTs among them), the 1T GPT's first
-  # stage, TensorFlow's K80 steps. Every layer's output counted as an activation, as before the tally, Lambda's were
+  # batch its GPU held, NVIDIA's recipes, the calibration rows (Megatron-LM's GPTs among them), the 1T GPT's
+  # pipeline, TensorFlow's K80 steps. Every layer's output counted as an activation, as before the tally, Lambda's were
   # 0.96-1.45x their GPUs' memory. The ranges are the README's.
   function(memory_fit name data cases pass)
     add_test(NAME cli_memory_fit_${name}
@@ -168,11 +168,11 @@ if(Python3_FOUND)
     set_tests_properties(cli_memory_fit_${name} PROPERTIES PASS_REGULAR_EXPRESSION "${pass}")
   endfunction()
   memory_fit(lambda lambda-resnet50/calibration.csv lambda-resnet50/cases.csv
-             "^fit: 38 of 38 rows. memory 0\\.57-0\\.82 of the GPU's, the largest batch 1\\.22-1\\.81x the row's")
-  memory_fit(nvidia_dle nvidia-dle/calibration.csv nvidia-dle/cases.csv "^fit: 20 of 20 rows. memory 0\\.13-0\\.80 of")
-  memory_fit(calibration calibration.csv cases.csv "^fit: 32 of 32 rows. memory 0\\.06-0\\.68 of")
-  memory_fit(megatron_sc21 megatron-sc21/calibration.csv megatron-sc21/cases.csv "^fit: 1 of 1 rows. memory 0\\.65-0\\.65 of")
-  memory_fit(tf_k80 tf-benchmarks-k80/calibration.csv tf-benchmarks-k80/cases.csv "^fit: 23 of 23 rows. memory 0\\.11-0\\.68 of")
+             "^fit: 38 of 38 rows .*memory 0\\.57-0\\.82 of the GPU's, the largest batch 1\\.22-1\\.81x the row's")
+  memory_fit(nvidia_dle nvidia-dle/calibration.csv nvidia-dle/cases.csv "^fit: 20 of 20 rows .*memory 0\\.13-0\\.80 of")
+  memory_fit(calibration calibration.csv cases.csv "^fit: 32 of 66 rows .*memory 0\\.06-0\\.68 of")
+  memory_fit(megatron_sc21 megatron-sc21/calibration.csv megatron-sc21/cases.csv "^fit: 1 of 1 rows .*memory 0\\.65-0\\.65 of")
+  memory_fit(tf_k80 tf-benchmarks-k80/calibration.csv tf-benchmarks-k80/cases.csv "^fit: 23 of 23 rows .*memory 0\\.11-0\\.68 of")
 endif()
 # Held-out published training steps on a Tesla K80 (TensorFlow's tf_cnn_benchmarks page), with the same page's
 # P100 rows to anchor them: every row predicted, the first row's step 64 images / 30.5 images/s = 2098.361 ms.

@@ -103,7 +103,7 @@ void write_table(const std::vector<plan>& plans, const training_run& run, const 
         cells.push_back({r.pareto ? "*" : "", c.model, c.device, c.network, c.comm, std::to_string(c.workers),
                          std::to_string(c.batch), fixed(c.step_s * 1e3, 3), std::to_string(o.steps),
                          fixed(o.time.value() / 3600, 2), fixed(o.gpu_hours, 1), fixed(o.usd_per_gpu_hour, 4),
-                         fixed(o.cost_usd, 2), detail::gib(c.memory.total()), fits_text(c.memory)});
+                         fixed(o.cost_usd, 2), detail::gib_text(c.memory.total()), detail::fits_text(c.memory)});
     }
     write_aligned(std::cout, cells, 5);
     std::cout << "\n";
@@ -113,7 +113,7 @@ void write_table(const std::vector<plan>& plans, const training_run& run, const 
         const auto too_big = std::ranges::count_if(
             rows, [&](const priced_row& r) { return r.option.model == model && !r.config.memory.fits(); });
         const std::string left_out =
-            too_big == 0 ? "" : " (" + std::to_string(too_big) + (too_big == 1 ? " does" : " do") + " not fit their GPUs' memory)";
+            too_big == 0 ? "" : " (" + std::to_string(too_big) + (too_big == 1 ? " does not fit its" : " do not fit their") + " GPUs' memory)";
         const auto& front = fronts[k];
         if (front.empty()) {
             std::cout << model << ": none of " << all << " configurations fits its GPUs' memory\n";
@@ -139,7 +139,7 @@ void write_csv(const std::vector<priced_row>& rows) {
                   << c.workers << "," << c.batch << "," << c.batch_per_worker << "," << shortest(c.step_s * 1e3) << ","
                   << o.steps << "," << shortest(o.time.value()) << "," << shortest(o.gpu_hours) << ","
                   << shortest(o.usd_per_gpu_hour) << "," << shortest(o.cost_usd) << ","
-                  << shortest(c.memory.total().value()) << "," << fits_text(c.memory) << ","
+                  << shortest(c.memory.total().value()) << "," << detail::fits_text(c.memory) << ","
                   << (r.pareto ? "true" : "false") << "\n";
     }
 }

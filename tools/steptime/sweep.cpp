@@ -54,8 +54,6 @@ void write_aligned(std::ostream& out, const std::vector<std::vector<std::string>
     }
 }
 
-std::string fits_text(const memory_footprint& m) { return !m.capacity ? "?" : m.fits() ? "yes" : "no"; }
-
 double speedup(scaling s, int workers, double t1, double tn) {
     return (s == scaling::weak ? workers : 1) * t1 / tn;
 }
@@ -109,8 +107,8 @@ void write_sweep_table(std::ostream& out, const plan& p, const std::vector<sweep
         c.push_back(fixed(r.throughput, 1));
         c.push_back(fixed(r.speedup, 2));
         c.push_back(fixed(r.efficiency * 100, 1) + "%");
-        c.push_back(detail::gib(r.memory.total()));
-        c.push_back(fits_text(r.memory));
+        c.push_back(detail::gib_text(r.memory.total()));
+        c.push_back(detail::fits_text(r.memory));
         cells.push_back(std::move(c));
     }
     write_aligned(out, cells, 4);
@@ -126,7 +124,7 @@ void write_sweep_csv(std::ostream& out, const std::vector<sweep_row>& rows) {
             << r.workers << "," << r.batch << "," << r.batch_per_worker << "," << exact(r.step_s * 1e3) << ","
             << exact(r.compute_s * 1e3) << "," << exact(r.comm_s * 1e3) << "," << exact(r.exposed_comm_s * 1e3) << ","
             << exact(r.throughput) << "," << exact(r.speedup) << "," << exact(r.efficiency) << ","
-            << exact(r.memory.total().value()) << "," << fits_text(r.memory) << "\n";
+            << exact(r.memory.total().value()) << "," << detail::fits_text(r.memory) << "\n";
 }
 
 void plot_sweep(const std::string& svg_file, const plan& p, const std::vector<sweep_row>& rows) {

@@ -20,8 +20,6 @@ struct sweep_row {
     memory_footprint memory{};  // one GPU's
 };
 
-// "yes", "no", or "?" where the device's memory is not known.
-std::string fits_text(const memory_footprint& m);
 
 // The shortest text that reads back as the same double.
 std::string shortest(double v);

@@ -23,7 +23,7 @@ namespace steptime::cli {
 namespace {
 
 using detail::fixed;
-using detail::gib;
+using detail::gib_text;
 using detail::pad_left;
 using detail::pad_right;
 
@@ -226,8 +226,8 @@ void run_validate(const validate_options& o) {
         if (r.skipped.empty())
             std::cout << pad_left(fixed(r.predicted.value() * 1e3, 3), 13)
                       << pad_left((r.error >= 0 ? "+" : "") + percent(r.error), 9)
-                      << (r.memory && !r.memory->fits() ? "  (memory: " + gib(r.memory->total()) + " GiB of " +
-                                                               gib(*r.memory->capacity) + " does not fit)"
+                      << (r.memory && !r.memory->fits() ? "  (memory: " + gib_text(r.memory->total()) + " GiB of " +
+                                                               gib_text(*r.memory->capacity) + " does not fit)"
                                                          : "")
                       << "\n";
         else

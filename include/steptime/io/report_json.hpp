@@ -7,7 +7,8 @@
 
 namespace steptime::io {
 
-// Bytes; capacity_bytes and largest_samples null where the device's memory is not known.
+// Bytes; capacity_bytes null where the device's memory is not known, largest_samples null where it is not known or
+// any batch fits (memory_footprint::largest_samples).
 inline nlohmann::ordered_json to_json(const memory_footprint& m) {
     const auto largest = m.largest_samples();
     return {{"weights_bytes", m.weights.value()},

@@ -17,9 +17,22 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, mo
                        const estimate_options& opt = {}) {
     step_estimate r = estimate(net, dev, model, opt);
     std::map<int, std::int64_t> params_on;  // unplaced layers sit on device 0
-    for (auto v : net.vertices()) params_on[net[v].device.value_or(0)] += net[v].parameters;
+    std::map<int, activation_tally> held_on;  // an output is held where it is computed
+    for (auto v : net.vertices()) {
+        const int d = net[v].device.value_or(0);
+        params_on[d] += net[v].parameters;
+        held_on[d].add(net, v, element_bytes(opt.precision));
+    }
     std::int64_t largest = 0;
-    for (const auto& [d, n] : params_on) largest = std::max(largest, n);
+    bool first = true;
+    for (const auto& [d, n] : params_on) {
+        largest = std::max(largest, n);
+        const memory_footprint own =
+            training_memory(n, opt.precision, opt.gradients, detail::update_rule_of(model),
+                            bytes_of(held_on[d].peak() * static_cast<double>(r.batch)), r.batch, dev.memory_capacity);
+        r.memory = first ? own : limiting(r.memory, own);
+        first = false;
+    }
     r.workers = static_cast<int>(params_on.size());
     r.forward = r.forward_bounds.lower;
     r.backward = r.backward_bounds.lower;

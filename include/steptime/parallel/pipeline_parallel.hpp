@@ -98,7 +98,8 @@ std::int64_t tied_weights(const layer<Op>& l) {
 // (section 4.1): each GPU its B / t over pp.link, then an all-gather in the next group. Each stage updates its own
 // weights (a later stage's copy of a tied table too); the replicas all-reduce each stage's gradients after the flush
 // (Megatron-LM's local DDP), the stages at once, so the step waits for the largest. The result's parameters and
-// gradients are the largest stage's, its memory the fullest stage's, with 1F1B's min(m, p - s) micro-batches.
+// gradients are the largest stage's, its memory the stage's that limits the micro-batch (limiting), with 1F1B's
+// min(m, p - s) micro-batches in flight.
 template <class Net, class Model, class Comm>
     requires CostModel<Model, Net> && CommModel<Comm>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm, const data_parallel& dp,
@@ -202,7 +203,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
             training_memory(own, opt.precision, opt.gradients, detail::update_rule_of(model),
                             bytes_of(held[s].peak(in_flight) * static_cast<double>(micro_batch)), micro_batch,
                             dev.memory_capacity);
-        if (s == 0 || stage.total() > r.memory.total()) r.memory = stage;
+        r.memory = s == 0 ? stage : limiting(r.memory, stage);
     }
     r.workers = dp.workers;
     r.pipeline_stages = p;
