@@ -31,7 +31,8 @@ inline void batch_sweep(const network& net, const char* device_name) {
         const auto e = estimate(net, devices::get(device_name), cost::paleo{}, {.batch = b});
         std::cout << detail::pad_right(std::to_string(b), 8) << detail::pad_left(detail::ms(e.total), 10)
                   << detail::pad_left(detail::fixed(e.total.value() * 1e3 / double(b), 3), 11)
-                  << detail::pad_left(detail::gib_text(e.memory.total()), 12) << detail::pad_left(detail::fits_text(e.memory), 6) << "\n";
+                  << detail::pad_left(detail::gib_text(e.memory.total()), 12)
+                  << detail::pad_left(detail::fits_text(e.memory), 6) << "\n";
     }
 }
 

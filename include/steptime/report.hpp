@@ -44,16 +44,18 @@ inline void write_memory(std::ostream& out, const step_estimate& e) {
     const memory_footprint& m = e.memory;
     out << "memory         " << pad_left(gib_text(m.total()), 12) << " GiB per GPU";
     if (m.capacity) {
-        const std::string unit = e.pipelined() ? "micro-batch" : e.batch_per_worker < e.batch ? "batch per worker" : "batch";
+        const std::string unit = e.pipelined()                  ? "micro-batch"
+                                 : e.batch_per_worker < e.batch ? "batch per worker"
+                                                                : "batch";
         const auto largest = m.largest_samples();
         out << " of " << gib_text(*m.capacity) << (m.fits() ? " GiB: fits" : " GiB: DOES NOT FIT");
         if (largest) out << " (the largest " << unit << " that fits: " << *largest << ")";
     } else {
         out << " (the device's memory is not known)";
     }
-    out << "\n               weights " << gib_text(m.weights) << ", gradients " << gib_text(m.gradients) << ", optimizer state "
-        << gib_text(m.optimizer_state) << ", buckets " << gib_text(m.buffers) << ", activations " << gib_text(m.activations)
-        << " GiB\n";
+    out << "\n               weights " << gib_text(m.weights) << ", gradients " << gib_text(m.gradients)
+        << ", optimizer state " << gib_text(m.optimizer_state) << ", buckets " << gib_text(m.buffers) << ", activations "
+        << gib_text(m.activations) << " GiB\n";
 }
 
 // Per-layer times and work, then the pass totals with their parallel bounds (a pipeline: its bubble and sends).

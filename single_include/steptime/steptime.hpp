@@ -4032,8 +4032,8 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
     // A worker holds the data-parallel layers whole, with buckets for their gradients, and its share of the split
     // ones; its activations are counted for its own batch (the split layers run all K batches: not counted).
     const memory_footprint whole = r.memory;
-    r.memory = training_memory(data_params + split_params / h.workers, opt.precision, opt.gradients, detail::update_rule_of(model),
-                               whole.activations, whole.samples, whole.capacity);
+    r.memory = training_memory(data_params + split_params / h.workers, opt.precision, opt.gradients,
+                               detail::update_rule_of(model), whole.activations, whole.samples, whole.capacity);
     if (h.workers > 1) r.memory.buffers = bytes_of(static_cast<double>(data_params) * eb);
     r.workers = h.workers;
     r.batch_per_worker = r.batch;
@@ -4353,16 +4353,18 @@ inline void write_memory(std::ostream& out, const step_estimate& e) {
     const memory_footprint& m = e.memory;
     out << "memory         " << pad_left(gib_text(m.total()), 12) << " GiB per GPU";
     if (m.capacity) {
-        const std::string unit = e.pipelined() ? "micro-batch" : e.batch_per_worker < e.batch ? "batch per worker" : "batch";
+        const std::string unit = e.pipelined()                  ? "micro-batch"
+                                 : e.batch_per_worker < e.batch ? "batch per worker"
+                                                                : "batch";
         const auto largest = m.largest_samples();
         out << " of " << gib_text(*m.capacity) << (m.fits() ? " GiB: fits" : " GiB: DOES NOT FIT");
         if (largest) out << " (the largest " << unit << " that fits: " << *largest << ")";
     } else {
         out << " (the device's memory is not known)";
     }
-    out << "\n               weights " << gib_text(m.weights) << ", gradients " << gib_text(m.gradients) << ", optimizer state "
-        << gib_text(m.optimizer_state) << ", buckets " << gib_text(m.buffers) << ", activations " << gib_text(m.activations)
-        << " GiB\n";
+    out << "\n               weights " << gib_text(m.weights) << ", gradients " << gib_text(m.gradients)
+        << ", optimizer state " << gib_text(m.optimizer_state) << ", buckets " << gib_text(m.buffers) << ", activations "
+        << gib_text(m.activations) << " GiB\n";
 }
 
 // Per-layer times and work, then the pass totals with their parallel bounds (a pipeline: its bubble and sends).

@@ -112,8 +112,9 @@ void write_table(const std::vector<plan>& plans, const training_run& run, const 
         const auto all = std::ranges::count(rows, model, [](const priced_row& r) { return r.option.model; });
         const auto too_big = std::ranges::count_if(
             rows, [&](const priced_row& r) { return r.option.model == model && !r.config.memory.fits(); });
-        const std::string left_out =
-            too_big == 0 ? "" : " (" + std::to_string(too_big) + (too_big == 1 ? " does not fit its" : " do not fit their") + " GPUs' memory)";
+        const std::string left_out = too_big == 0 ? ""
+                                     : " (" + std::to_string(too_big) +
+                                           (too_big == 1 ? " does not fit its" : " do not fit their") + " GPUs' memory)";
         const auto& front = fronts[k];
         if (front.empty()) {
             std::cout << model << ": none of " << all << " configurations fits its GPUs' memory\n";

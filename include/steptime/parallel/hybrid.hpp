@@ -98,8 +98,8 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
     // A worker holds the data-parallel layers whole, with buckets for their gradients, and its share of the split
     // ones; its activations are counted for its own batch (the split layers run all K batches: not counted).
     const memory_footprint whole = r.memory;
-    r.memory = training_memory(data_params + split_params / h.workers, opt.precision, opt.gradients, detail::update_rule_of(model),
-                               whole.activations, whole.samples, whole.capacity);
+    r.memory = training_memory(data_params + split_params / h.workers, opt.precision, opt.gradients,
+                               detail::update_rule_of(model), whole.activations, whole.samples, whole.capacity);
     if (h.workers > 1) r.memory.buffers = bytes_of(static_cast<double>(data_params) * eb);
     r.workers = h.workers;
     r.batch_per_worker = r.batch;
