@@ -150,6 +150,15 @@ cost::optimizer update_rule_of(const Model& model) {
     else
         return cost::optimizer::sgd;
 }
+
+// One GPU's footprint: `parameters` trained as `opt` says by the model's optimizer, and the activations `held` for
+// `samples` (of which `in_flight` at once: 1F1B's micro-batches on a pipeline stage).
+template <class Model>
+memory_footprint gpu_memory(const Model& model, const device& dev, const estimate_options& opt, std::int64_t parameters,
+                            const activation_tally& held, std::int64_t samples, double in_flight = 1) {
+    return training_memory(parameters, opt.precision, opt.gradients, update_rule_of(model),
+                           bytes_of(held.peak(in_flight) * static_cast<double>(samples)), samples, dev.memory_capacity);
+}
 }  // namespace detail
 
 template <class Net, class Model>
@@ -206,8 +215,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
     r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
-    r.memory = training_memory(r.parameters, opt.precision, opt.gradients, detail::update_rule_of(model),
-                               bytes_of(held.peak() * static_cast<double>(batch)), batch, dev.memory_capacity);
+    r.memory = detail::gpu_memory(model, dev, opt, r.parameters, held, batch);
     detail::require_finite(r.total, "the step time of '" + r.model + "'");
     return r;
 }

@@ -3659,6 +3659,15 @@ cost::optimizer update_rule_of(const Model& model) {
     else
         return cost::optimizer::sgd;
 }
+
+// One GPU's footprint: `parameters` trained as `opt` says by the model's optimizer, and the activations `held` for
+// `samples` (of which `in_flight` at once: 1F1B's micro-batches on a pipeline stage).
+template <class Model>
+memory_footprint gpu_memory(const Model& model, const device& dev, const estimate_options& opt, std::int64_t parameters,
+                            const activation_tally& held, std::int64_t samples, double in_flight = 1) {
+    return training_memory(parameters, opt.precision, opt.gradients, update_rule_of(model),
+                           bytes_of(held.peak(in_flight) * static_cast<double>(samples)), samples, dev.memory_capacity);
+}
 }  // namespace detail
 
 template <class Net, class Model>
@@ -3715,8 +3724,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
     r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
-    r.memory = training_memory(r.parameters, opt.precision, opt.gradients, detail::update_rule_of(model),
-                               bytes_of(held.peak() * static_cast<double>(batch)), batch, dev.memory_capacity);
+    r.memory = detail::gpu_memory(model, dev, opt, r.parameters, held, batch);
     detail::require_finite(r.total, "the step time of '" + r.model + "'");
     return r;
 }
@@ -4079,9 +4087,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, mo
     bool first = true;
     for (const auto& [d, n] : params_on) {
         largest = std::max(largest, n);
-        const memory_footprint own =
-            training_memory(n, opt.precision, opt.gradients, detail::update_rule_of(model),
-                            bytes_of(held_on[d].peak() * static_cast<double>(r.batch)), r.batch, dev.memory_capacity);
+        const memory_footprint own = detail::gpu_memory(model, dev, opt, n, held_on[d], r.batch);
         r.memory = first ? own : limiting(r.memory, own);
         first = false;
     }
@@ -4281,11 +4287,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush); the
         // interleaved schedule holds up to (v - 1) p chunks' more, not counted. Megatron-LM's local DDP reduces
         // the gradients where they are: no buckets.
-        const double in_flight = std::min(m, static_cast<double>(p - s));
         const memory_footprint stage =
-            training_memory(own, opt.precision, opt.gradients, detail::update_rule_of(model),
-                            bytes_of(held[s].peak(in_flight) * static_cast<double>(micro_batch)), micro_batch,
-                            dev.memory_capacity);
+            detail::gpu_memory(model, dev, opt, own, held[s], micro_batch, std::min(m, static_cast<double>(p - s)));
         r.memory = s == 0 ? stage : limiting(r.memory, stage);
     }
     r.workers = dp.workers;

@@ -56,18 +56,17 @@ bool same_quantity(const io::published_case& a, const io::published_case& b) {
            a.chunks_per_stage == b.chunks_per_stage;
 }
 
+struct prediction {
+    seconds time{};
+    std::optional<memory_footprint> memory{};  // a step's or a pass's, not a kernel's or an all-reduce's
+};
+
 struct row_result {
     io::published_case c;
     const io::published_case* anchor = nullptr;  // the measurement it was scaled from (--anchor)
-    seconds predicted{};
-    std::optional<memory_footprint> memory{};  // a step's or a pass's, not a kernel's or an all-reduce's
+    prediction predicted{};  // anchored: the time alone
     double error = 0;      // signed relative: predicted / measured - 1
     std::string skipped{};  // why the row was not predicted (--skip-unsupported, --anchor)
-};
-
-struct prediction {
-    seconds time{};
-    std::optional<memory_footprint> memory{};
 };
 
 prediction predict(const io::published_case& c, const validate_options& o, const std::filesystem::path& base) {
@@ -156,15 +155,13 @@ void run_validate(const validate_options& o) {
         auto& s = categories[c.category.empty() ? "uncategorized" : c.category];
         try {
             if (o.anchor.empty()) {
-                const prediction p = predict(c, o, cases.base);
-                r.predicted = p.time;
-                r.memory = p.memory;
+                r.predicted = predict(c, o, cases.base);
             } else if (c.device == o.anchor) {
                 r.skipped = "measured on the anchor device";
             } else if (r.anchor = anchor_of(c); !r.anchor) {
                 r.skipped = "no measurement of the same quantity on " + o.anchor;
             } else {
-                r.predicted = scale::anchored_ratio(r.anchor->time, predicted_anchor(r.anchor), predict(c, o, cases.base).time);
+                r.predicted.time = scale::anchored_ratio(r.anchor->time, predicted_anchor(r.anchor), predict(c, o, cases.base).time);
             }
         } catch (const error& e) {
             if (!o.skip_unsupported)
@@ -177,7 +174,7 @@ void run_validate(const validate_options& o) {
             rows.push_back(std::move(r));
             continue;
         }
-        r.error = (r.predicted / c.time).value() - 1;
+        r.error = (r.predicted.time / c.time).value() - 1;
         ++s.rows;
         s.mape += std::abs(r.error);
         if (std::abs(r.error) > std::abs(s.max_error)) s.max_error = r.error;
@@ -199,9 +196,9 @@ void run_validate(const validate_options& o) {
                                        {"device", r.c.device}, {"measured_ms", r.c.time.value() * 1e3}};
             if (r.anchor) row.update({{"anchor_id", r.anchor->id}, {"anchor_ms", r.anchor->time.value() * 1e3}});
             if (r.skipped.empty()) {
-                row["predicted_ms"] = r.predicted.value() * 1e3;
+                row["predicted_ms"] = r.predicted.time.value() * 1e3;
                 row["error"] = r.error;
-                if (r.memory) row["memory"] = io::to_json(*r.memory);
+                if (const auto& m = r.predicted.memory) row["memory"] = io::to_json(*m);
             } else {
                 row["skipped"] = r.skipped;
             }
@@ -223,12 +220,13 @@ void run_validate(const validate_options& o) {
         std::string m = r.c.model.size() > 28 ? r.c.model.substr(0, 27) + "~" : r.c.model;
         std::cout << pad_right(r.c.id, 9) << pad_right(r.c.category, 21) << pad_right(m, 30) << pad_right(r.c.device, 17)
                   << pad_left(fixed(r.c.time.value() * 1e3, 3), 12);
+        const auto& memory = r.predicted.memory;
         if (r.skipped.empty())
-            std::cout << pad_left(fixed(r.predicted.value() * 1e3, 3), 13)
+            std::cout << pad_left(fixed(r.predicted.time.value() * 1e3, 3), 13)
                       << pad_left((r.error >= 0 ? "+" : "") + percent(r.error), 9)
-                      << (r.memory && !r.memory->fits() ? "  (memory: " + gib_text(r.memory->total()) + " GiB of " +
-                                                               gib_text(*r.memory->capacity) + " does not fit)"
-                                                         : "")
+                      << (memory && !memory->fits() ? "  (memory: " + gib_text(memory->total()) + " GiB of " +
+                                                          gib_text(*memory->capacity) + " does not fit)"
+                                                    : "")
                       << "\n";
         else
             std::cout << "  not predicted: " << r.skipped << "\n";

@@ -27,9 +27,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, mo
     bool first = true;
     for (const auto& [d, n] : params_on) {
         largest = std::max(largest, n);
-        const memory_footprint own =
-            training_memory(n, opt.precision, opt.gradients, detail::update_rule_of(model),
-                            bytes_of(held_on[d].peak() * static_cast<double>(r.batch)), r.batch, dev.memory_capacity);
+        const memory_footprint own = detail::gpu_memory(model, dev, opt, n, held_on[d], r.batch);
         r.memory = first ? own : limiting(r.memory, own);
         first = false;
     }

@@ -198,11 +198,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush); the
         // interleaved schedule holds up to (v - 1) p chunks' more, not counted. Megatron-LM's local DDP reduces
         // the gradients where they are: no buckets.
-        const double in_flight = std::min(m, static_cast<double>(p - s));
         const memory_footprint stage =
-            training_memory(own, opt.precision, opt.gradients, detail::update_rule_of(model),
-                            bytes_of(held[s].peak(in_flight) * static_cast<double>(micro_batch)), micro_batch,
-                            dev.memory_capacity);
+            detail::gpu_memory(model, dev, opt, own, held[s], micro_batch, std::min(m, static_cast<double>(p - s)));
         r.memory = s == 0 ? stage : limiting(r.memory, stage);
     }
     r.workers = dp.workers;
