@@ -212,37 +212,54 @@ TEST_CASE("pipeline: interleaved, stage s holds chunks s, s + p, ...: its weight
     CHECK(s(e.parts[0].sync) == doctest::Approx(2 * (1e-6 + 702800.0 * 4 / 2 / 10e9)).epsilon(1e-12));
     CHECK(e.parameters == 1406000);
     CHECK(e.gradient_bytes.value() == doctest::Approx(1406000.0 * 4));
-    // In flight (1F1B: min(m, p - s) micro-batches of 8 samples), the outputs a dense layer's gradient reads: stage
-    // 1 two of x, fc1 and fc3's, 1024 + 100 + 300 FP32 values a sample (91,136 B); stage 2 one of fc2's 2000
-    // (64,000 B; fc4's no layer reads). With FP32 weights and gradients (8 B each, SGD keeps no state), stage 2
-    // holds more, 11,248,000 + 64,000 B against 5,622,400 + 91,136, but stage 1 limits the micro-batch: in 16 GiB,
-    // (2^34 - 5,622,400) / 11,392 = 1,507,570 samples against (2^34 - 11,248,000) / 8,000 = 2,146,077.
-    CHECK(e.memory.activations.value() == doctest::Approx(2 * 8 * (1024 + 100 + 300) * 4.0));
-    CHECK(e.memory.weights.value() == doctest::Approx(702800.0 * 4));
-    CHECK(e.memory.total().value() == doctest::Approx(702800.0 * 8 + 91136));
-    CHECK(e.memory.largest_samples() == 1507570);
+    // In flight, the outputs a dense layer's gradient reads, in FP32: chunk 1 (fc1) holds x's and fc1's, 1024 + 100
+    // values a sample, chunk 2 (fc2) 2000, chunk 3 (fc3) 300, chunk 4 (fc4) none (no layer reads it). The interleaved
+    // schedule's warm-up on stage s is 2 (p - s - 1) + (v - 1) p chunk forward passes, the k-th on chunk
+    // (k mod 4) / 2 of the stage's, and one more runs before the first backward pass: stage 1 runs 5 (its first chunk
+    // 3 times, its second twice), 3 x 1124 + 2 x 300 = 3972 values (15,888 B); stage 2 runs 3 (twice, once),
+    // 2 x 2000 = 4000 values (16,000 B). With FP32 weights and gradients (8 B each, SGD keeps no state), stage 2
+    // limits the micro-batch: in 16 GiB, (2^34 - 11,248,000) / 16,000 = 1,073,038 samples against
+    // (2^34 - 5,622,400) / 15,888 = 1,080,957. (1F1B's min(m, p - s) would give stage 1 two micro-batches of its
+    // 1424 values and stage 2 one of 2000: stage 1 would limit.)
+    CHECK(e.memory.activations.value() == doctest::Approx(8 * 16000.0));
+    CHECK(e.memory.weights.value() == doctest::Approx(1406000.0 * 4));
+    CHECK(e.memory.total().value() == doctest::Approx(1406000.0 * 8 + 128000));
+    CHECK(e.memory.largest_samples() == 1073038);
     CHECK(e.memory.buffers.value() == 0);  // Megatron-LM's local DDP: no buckets
+}
+
+TEST_CASE("pipeline: the micro-batches in flight on each chunk of a stage (Megatron-LM's schedules)") {
+    // 1F1B: min(m, p - s) on a stage's one chunk.
+    CHECK(detail::in_flight(4, 1, 8, 0) == std::vector<double>{4});
+    CHECK(detail::in_flight(4, 1, 2, 1) == std::vector<double>{2});
+    // Interleaved, 4 stages of 3 chunks, 8 micro-batches: stage 1 runs 2 x 3 + 2 x 4 + 1 = 15 chunk forward passes
+    // before its first backward one, rounds of 4 on each chunk: 4 + 3, 4, 4. That is 5 micro-batches of equal
+    // chunks' worth, Korthikanti et al.'s p (1 + (p - 1) / (p v)) = 4 (1 + 3 / 12). Stage 4 runs 2 x 4 + 1 = 9.
+    CHECK(detail::in_flight(4, 3, 8, 0) == std::vector<double>{7, 4, 4});
+    CHECK(detail::in_flight(4, 3, 8, 3) == std::vector<double>{4, 4, 1});
+    // With 4 micro-batches, stage 1's warm-up is every chunk's forward passes: m v = 12.
+    CHECK(detail::in_flight(4, 3, 4, 0) == std::vector<double>{4, 4, 4});
 }
 
 TEST_CASE("pipeline: with recompute, a stage keeps each transformer layer's output per micro-batch in flight") {
     // 4 layers of s x h = 32 x 64 = 2048 in 2 stages, 4 micro-batches of 2, FP16. Each stage rebuilds one layer at a
-    // time, 15 x 2048 x 2 + 20480 = 81920 bytes a sample (graph_test's GPT case). Stage 1 keeps the embedding
-    // dropout's output (the first layer's checkpoint; the tokens and the embedding's output no gradient reads) and
-    // its 2 layers' outputs, 3 x 2048 x 2 bytes, for min(4, 2) micro-batches in flight: 2 x 12288 + 81920 = 106496.
-    // Stage 2 keeps its 2 layers' outputs and ln_f's, 3 x 2048 x 2, and the loss's FP32 probabilities over the
-    // 32 x 128 logits (Megatron's FP32 loss), 16384, for its 1 in flight: 28672 + 81920 = 110592, the most.
-    // Its memory is the stage's that limits the micro-batch: a layer has 12 h^2 + 13 h = 49,984 weights, stage 1 the
-    // embedding's 128 x 64 + 32 x 64 = 10,240 more (110,208), stage 2 ln_f's 128 and the tied table's copy, 8,192
-    // (108,288). At 10 bytes a weight (FP32 and its half copy, an FP32 gradient, SGD), stage 1 holds 1,102,080 +
-    // 2 x 106,496 = 1,315,072 bytes, stage 2 1,082,880 + 2 x 110,592 = 1,304,064; in 80 GiB stage 2 takes
-    // (80 x 2^30 - 1,082,880) / 110,592 = 776,713 samples, stage 1 (80 x 2^30 - 1,102,080) / 106,496 = 806,586.
+    // time, 15 x 2048 x 2 + 2 x 2048 + 20480 = 86016 bytes a sample (graph_test's GPT case). Stage 1 keeps the
+    // embedding dropout's output (the first layer's checkpoint; the tokens and the embedding's output no gradient
+    // reads) and its mask, and its 2 layers' outputs, 3 x 2048 x 2 + 2048 = 14336 bytes, for min(4, 2) micro-batches
+    // in flight: 2 x 14336 + 86016 = 114688. Stage 2 keeps its 2 layers' outputs and ln_f's, 3 x 2048 x 2, and the
+    // loss's FP32 probabilities over the 32 x 128 logits (Megatron's FP32 loss), 16384, for its 1 in flight: 28672 +
+    // 86016 = 114688 as well. A layer has 12 h^2 + 13 h = 49,984 weights, stage 1 the embedding's 128 x 64 + 32 x 64
+    // = 10,240 more (110,208), stage 2 ln_f's 128 and the tied table's copy, 8,192 (108,288). At 10 bytes a weight
+    // (FP32 and its half copy, an FP32 gradient, SGD), stage 1 holds 1,102,080 + 2 x 114,688 = 1,331,456 bytes, the
+    // limit: in 80 GiB it takes (80 x 2^30 - 1,102,080) / 114,688 = 748,973 samples, as many as stage 2
+    // ((80 x 2^30 - 1,082,880) / 114,688, 0.17 more), and on the tie the fuller stage is reported.
     const network net = zoo::gpt({4, 64, 4, 32, 128, true});
     const auto e = estimate(net, devices::get("a100-sxm4-80gb"), cost::kernel{}, ring_over(instant), data_parallel{1},
                             pipeline_parallel{2, 4, 1, instant}, {.batch = 2, .precision = element_type::fp16});
-    CHECK(e.memory.weights.value() == 108288.0 * 6);
-    CHECK(e.memory.activations.value() == 110592.0 * 2);
-    CHECK(e.memory.total().value() == 1304064.0);
-    CHECK(e.memory.largest_samples() == 776713);
+    CHECK(e.memory.weights.value() == 110208.0 * 6);
+    CHECK(e.memory.activations.value() == 114688.0 * 2);
+    CHECK(e.memory.total().value() == 1331456.0);
+    CHECK(e.memory.largest_samples() == 748973);
     CHECK(e.memory.samples == 2);  // a micro-batch
 }
 

@@ -152,12 +152,12 @@ cost::optimizer update_rule_of(const Model& model) {
 }
 
 // One GPU's footprint: `parameters` trained as `opt` says by the model's optimizer, and the activations `held` for
-// `samples` (of which `in_flight` at once: 1F1B's micro-batches on a pipeline stage).
+// each of `samples`.
 template <class Model>
 memory_footprint gpu_memory(const Model& model, const device& dev, const estimate_options& opt, std::int64_t parameters,
-                            const activation_tally& held, std::int64_t samples, double in_flight = 1) {
+                            const activation_tally& held, std::int64_t samples) {
     return training_memory(parameters, opt.precision, opt.gradients, update_rule_of(model),
-                           bytes_of(held.peak(in_flight) * static_cast<double>(samples)), samples, dev.memory_capacity);
+                           bytes_of(held.peak() * static_cast<double>(samples)), samples, dev.memory_capacity);
 }
 }  // namespace detail
 

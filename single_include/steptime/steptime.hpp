@@ -3349,8 +3349,8 @@ namespace steptime {
 
 // Which of its tensors a layer's backward pass reads, as PyTorch's autograd saves them: weights' gradients read the
 // input, ReLU's, sigmoid's, tanh's and softmax's the output, GELU's, SiLU's, leaky ReLU's and ELU's the input; sums,
-// concatenations, dropout (a mask of its own, below), global averages and an embedding (its indices, a few bytes)
-// read neither. LRN and recurrent layers read both; PyTorch's LRN also keeps three input-sized intermediates and
+// concatenations, dropout (its mask, below), global averages and an embedding (its indices, a few bytes) read
+// neither. LRN and recurrent layers read both; PyTorch's LRN also keeps three input-sized intermediates and
 // cuDNN's RNNs their gates (the reserve space), which are not counted.
 struct backward_reads {
     bool input = false;
@@ -3388,8 +3388,9 @@ inline backward_reads backward_reads_of(const layer_op& op) {
 // reader's, or a recomputed block other than its own starts from it. A reshape is a view: its readers hold its
 // input's storage. A recomputed layer's output is not kept when only the recomputed layers of its own block read it:
 // when the block's gradients are due, its forward pass runs again and holds what it rebuilds meanwhile, one block at
-// a time. Beyond inputs and outputs, attention keeps its probabilities, their dropout and its mask (a byte a score,
-// Megatron-LM's CoreAttention), and Megatron's FP32 loss its probabilities in FP32 instead of the logits.
+// a time. Beyond inputs and outputs, a layer may keep tensors of its own (saved: dropout's mask, max pooling's
+// indices, attention's probabilities), kept or rebuilt with the layer; Megatron's FP32 loss keeps its probabilities
+// in FP32 instead of the logits.
 class activation_tally {
 public:
     template <class Net>
@@ -3403,15 +3404,22 @@ public:
             width = std::max(width, fp32_probabilities(reader.op) ? 4.0 : element_bytes);
             kept = kept || !reader.recomputed || reader.block != l.block;
         });
-        held(l, width * static_cast<double>(l.output.elements()) + buffers(l, element_bytes), kept);
+        held(l, width * static_cast<double>(l.output.elements()), kept);
+        held(l, saved(l, element_bytes), !rebuilt);  // the layer's own: rebuilt with it
     }
 
-    // The most held at once, in bytes a sample: the kept activations of `in_flight` samples (1F1B's micro-batches in
-    // flight on a pipeline stage) and the largest block's rebuilt ones.
-    double peak(double in_flight = 1) const {
+    // The most held at once, in bytes a sample: the kept activations and the largest block's rebuilt ones.
+    double peak() const {
         double rebuilt = 0;
         for (const auto& [block, bytes] : rebuilt_) rebuilt = std::max(rebuilt, bytes);
-        return kept_ * in_flight + rebuilt;
+        return kept_ + rebuilt;
+    }
+
+    // Holds `copies` of another tally's kept activations at once (a pipeline stage's micro-batches in flight on one of
+    // its chunks), which rebuild their blocks one at a time like this tally's.
+    void hold(const activation_tally& other, double copies) {
+        kept_ += copies * other.kept_;
+        for (const auto& [block, bytes] : other.rebuilt_) rebuilt_[block] = std::max(rebuilt_[block], bytes);
     }
 
 private:
@@ -3433,8 +3441,15 @@ private:
                 f(c);
         }
     }
+    // What a layer's backward pass reads beyond its input and output, in bytes a sample: dropout's keep-mask, a byte
+    // a value (PyTorch's native_dropout); max pooling's int64 index of each window's maximum
+    // (max_pool2d_with_indices); attention's probabilities, their dropout and its mask (Megatron's CoreAttention).
     template <class Layer>
-    static double buffers(const Layer& l, double element_bytes) {
+    static double saved(const Layer& l, double element_bytes) {
+        const double outputs = static_cast<double>(l.output.elements());
+        if (std::holds_alternative<ops::dropout>(l.op)) return outputs;
+        if (const auto* p = std::get_if<ops::pool2d>(&l.op); p && p->type == ops::pool2d::method::max)
+            return 8 * outputs;
         const auto* a = std::get_if<ops::attention>(&l.op);
         if (!a) return 0;
         const double tokens = static_cast<double>(l.output.h());
@@ -3661,12 +3676,12 @@ cost::optimizer update_rule_of(const Model& model) {
 }
 
 // One GPU's footprint: `parameters` trained as `opt` says by the model's optimizer, and the activations `held` for
-// `samples` (of which `in_flight` at once: 1F1B's micro-batches on a pipeline stage).
+// each of `samples`.
 template <class Model>
 memory_footprint gpu_memory(const Model& model, const device& dev, const estimate_options& opt, std::int64_t parameters,
-                            const activation_tally& held, std::int64_t samples, double in_flight = 1) {
+                            const activation_tally& held, std::int64_t samples) {
     return training_memory(parameters, opt.precision, opt.gradients, update_rule_of(model),
-                           bytes_of(held.peak(in_flight) * static_cast<double>(samples)), samples, dev.memory_capacity);
+                           bytes_of(held.peak() * static_cast<double>(samples)), samples, dev.memory_capacity);
 }
 }  // namespace detail
 
@@ -4178,6 +4193,21 @@ std::int64_t tied_weights(const layer<Op>& l) {
     return 0;
 }
 
+// The micro-batches of each of stage s's v chunks in flight at once under Megatron-LM's schedules, when the first
+// backward pass starts. 1F1B (v = 1) runs min(m, p - s) forward passes first (PipeDream-Flush). The interleaved
+// schedule runs W = 2 (p - s - 1) + (v - 1) p chunk forward passes as its warm-up and one more, the k-th on chunk
+// (k mod pv) / p (forward_backward_pipelining_with_interleaving): min(W + 1, m v) in all. On the first stage with
+// equal chunks that is Korthikanti et al.'s (2022) p (1 + (p - 1) / (p v)) micro-batches' worth of the stage.
+inline std::vector<double> in_flight(int p, int v, int m, int s) {
+    const std::int64_t first = v == 1 ? p - s : 2 * std::int64_t{p - s - 1} + std::int64_t{v - 1} * p + 1;
+    const std::int64_t runs = std::min(first, std::int64_t{m} * v), round = std::int64_t{p} * v;
+    std::vector<double> flight(v);
+    for (int j = 0; j < v; ++j)
+        flight[j] = static_cast<double>(runs / round * p + std::clamp(runs % round - std::int64_t{j} * p, std::int64_t{0},
+                                                                       std::int64_t{p}));
+    return flight;
+}
+
 }  // namespace detail
 
 // `opt.batch` is the micro-batch: a step runs pp.micro_batches of them through each of dp.workers pipelines. Each
@@ -4187,8 +4217,8 @@ std::int64_t tied_weights(const layer<Op>& l) {
 // (section 4.1): each GPU its B / t over pp.link, then an all-gather in the next group. Each stage updates its own
 // weights (a later stage's copy of a tied table too); the replicas all-reduce each stage's gradients after the flush
 // (Megatron-LM's local DDP), the stages at once, so the step waits for the largest. The result's parameters and
-// gradients are the largest stage's, its memory the stage's that limits the micro-batch (limiting), with 1F1B's
-// min(m, p - s) micro-batches in flight.
+// gradients are the largest stage's, its memory the stage's that limits the micro-batch (limiting), with its
+// micro-batches in flight (detail::in_flight).
 template <class Net, class Model, class Comm>
     requires CostModel<Model, Net> && CommModel<Comm>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm, const data_parallel& dp,
@@ -4227,7 +4257,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     std::vector<seconds> fwd(k), bwd(k), group(k);
     std::vector<double> fwd_kernels(k), bwd_kernels(k), sent(k);
     std::vector<std::int64_t> params(p), tied(p);
-    std::vector<activation_tally> held(p);  // a sample's activation bytes on each stage
+    std::vector<activation_tally> held(k);  // a sample's activation bytes in each chunk
     for (auto v : net.vertices()) {
         const int c = chunk[v];
         const auto& e = r.layers[v];
@@ -4238,7 +4268,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         bwd_kernels[c] += e.backward.kernels;
         params[c % p] += net[v].parameters;
         if (c % p != 0) tied[c % p] += detail::tied_weights(net[v]);
-        held[c % p].add(net, v, element_bytes(opt.precision));
+        held[c].add(net, v, element_bytes(opt.precision));
         int last = c;  // an output crosses every boundary up to its last consumer's chunk
         for (auto w : net.children(v)) last = std::max(last, chunk[w]);
         for (int b = c; b < last; ++b) sent[b] += static_cast<double>(net[v].output.elements());
@@ -4284,11 +4314,12 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         r.update = std::max(r.update, update);
         r.communication = std::max(r.communication, sync);
         largest = std::max(largest, own);
-        // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush); the
-        // interleaved schedule holds up to (v - 1) p chunks' more, not counted. Megatron-LM's local DDP reduces
-        // the gradients where they are: no buckets.
-        const memory_footprint stage =
-            detail::gpu_memory(model, dev, opt, own, held[s], micro_batch, std::min(m, static_cast<double>(p - s)));
+        // Each chunk's micro-batches in flight (detail::in_flight). Megatron-LM's local DDP reduces the gradients
+        // where they are: no buckets.
+        activation_tally stage_held;
+        const std::vector<double> flight = detail::in_flight(p, pp.chunks_per_stage, pp.micro_batches, s);
+        for (int j = 0; j < pp.chunks_per_stage; ++j) stage_held.hold(held[s + j * p], flight[j]);
+        const memory_footprint stage = detail::gpu_memory(model, dev, opt, own, stage_held, micro_batch);
         r.memory = s == 0 ? stage : limiting(r.memory, stage);
     }
     r.workers = dp.workers;

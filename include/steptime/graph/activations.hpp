@@ -13,8 +13,8 @@ namespace steptime {
 
 // Which of its tensors a layer's backward pass reads, as PyTorch's autograd saves them: weights' gradients read the
 // input, ReLU's, sigmoid's, tanh's and softmax's the output, GELU's, SiLU's, leaky ReLU's and ELU's the input; sums,
-// concatenations, dropout (a mask of its own, below), global averages and an embedding (its indices, a few bytes)
-// read neither. LRN and recurrent layers read both; PyTorch's LRN also keeps three input-sized intermediates and
+// concatenations, dropout (its mask, below), global averages and an embedding (its indices, a few bytes) read
+// neither. LRN and recurrent layers read both; PyTorch's LRN also keeps three input-sized intermediates and
 // cuDNN's RNNs their gates (the reserve space), which are not counted.
 struct backward_reads {
     bool input = false;
@@ -52,8 +52,9 @@ inline backward_reads backward_reads_of(const layer_op& op) {
 // reader's, or a recomputed block other than its own starts from it. A reshape is a view: its readers hold its
 // input's storage. A recomputed layer's output is not kept when only the recomputed layers of its own block read it:
 // when the block's gradients are due, its forward pass runs again and holds what it rebuilds meanwhile, one block at
-// a time. Beyond inputs and outputs, attention keeps its probabilities, their dropout and its mask (a byte a score,
-// Megatron-LM's CoreAttention), and Megatron's FP32 loss its probabilities in FP32 instead of the logits.
+// a time. Beyond inputs and outputs, a layer may keep tensors of its own (saved: dropout's mask, max pooling's
+// indices, attention's probabilities), kept or rebuilt with the layer; Megatron's FP32 loss keeps its probabilities
+// in FP32 instead of the logits.
 class activation_tally {
 public:
     template <class Net>
@@ -67,15 +68,22 @@ public:
             width = std::max(width, fp32_probabilities(reader.op) ? 4.0 : element_bytes);
             kept = kept || !reader.recomputed || reader.block != l.block;
         });
-        held(l, width * static_cast<double>(l.output.elements()) + buffers(l, element_bytes), kept);
+        held(l, width * static_cast<double>(l.output.elements()), kept);
+        held(l, saved(l, element_bytes), !rebuilt);  // the layer's own: rebuilt with it
     }
 
-    // The most held at once, in bytes a sample: the kept activations of `in_flight` samples (1F1B's micro-batches in
-    // flight on a pipeline stage) and the largest block's rebuilt ones.
-    double peak(double in_flight = 1) const {
+    // The most held at once, in bytes a sample: the kept activations and the largest block's rebuilt ones.
+    double peak() const {
         double rebuilt = 0;
         for (const auto& [block, bytes] : rebuilt_) rebuilt = std::max(rebuilt, bytes);
-        return kept_ * in_flight + rebuilt;
+        return kept_ + rebuilt;
+    }
+
+    // Holds `copies` of another tally's kept activations at once (a pipeline stage's micro-batches in flight on one of
+    // its chunks), which rebuild their blocks one at a time like this tally's.
+    void hold(const activation_tally& other, double copies) {
+        kept_ += copies * other.kept_;
+        for (const auto& [block, bytes] : other.rebuilt_) rebuilt_[block] = std::max(rebuilt_[block], bytes);
     }
 
 private:
@@ -97,8 +105,15 @@ private:
                 f(c);
         }
     }
+    // What a layer's backward pass reads beyond its input and output, in bytes a sample: dropout's keep-mask, a byte
+    // a value (PyTorch's native_dropout); max pooling's int64 index of each window's maximum
+    // (max_pool2d_with_indices); attention's probabilities, their dropout and its mask (Megatron's CoreAttention).
     template <class Layer>
-    static double buffers(const Layer& l, double element_bytes) {
+    static double saved(const Layer& l, double element_bytes) {
+        const double outputs = static_cast<double>(l.output.elements());
+        if (std::holds_alternative<ops::dropout>(l.op)) return outputs;
+        if (const auto* p = std::get_if<ops::pool2d>(&l.op); p && p->type == ops::pool2d::method::max)
+            return 8 * outputs;
         const auto* a = std::get_if<ops::attention>(&l.op);
         if (!a) return 0;
         const double tokens = static_cast<double>(l.output.h());

@@ -89,6 +89,21 @@ std::int64_t tied_weights(const layer<Op>& l) {
     return 0;
 }
 
+// The micro-batches of each of stage s's v chunks in flight at once under Megatron-LM's schedules, when the first
+// backward pass starts. 1F1B (v = 1) runs min(m, p - s) forward passes first (PipeDream-Flush). The interleaved
+// schedule runs W = 2 (p - s - 1) + (v - 1) p chunk forward passes as its warm-up and one more, the k-th on chunk
+// (k mod pv) / p (forward_backward_pipelining_with_interleaving): min(W + 1, m v) in all. On the first stage with
+// equal chunks that is Korthikanti et al.'s (2022) p (1 + (p - 1) / (p v)) micro-batches' worth of the stage.
+inline std::vector<double> in_flight(int p, int v, int m, int s) {
+    const std::int64_t first = v == 1 ? p - s : 2 * std::int64_t{p - s - 1} + std::int64_t{v - 1} * p + 1;
+    const std::int64_t runs = std::min(first, std::int64_t{m} * v), round = std::int64_t{p} * v;
+    std::vector<double> flight(v);
+    for (int j = 0; j < v; ++j)
+        flight[j] = static_cast<double>(runs / round * p + std::clamp(runs % round - std::int64_t{j} * p, std::int64_t{0},
+                                                                       std::int64_t{p}));
+    return flight;
+}
+
 }  // namespace detail
 
 // `opt.batch` is the micro-batch: a step runs pp.micro_batches of them through each of dp.workers pipelines. Each
@@ -98,8 +113,8 @@ std::int64_t tied_weights(const layer<Op>& l) {
 // (section 4.1): each GPU its B / t over pp.link, then an all-gather in the next group. Each stage updates its own
 // weights (a later stage's copy of a tied table too); the replicas all-reduce each stage's gradients after the flush
 // (Megatron-LM's local DDP), the stages at once, so the step waits for the largest. The result's parameters and
-// gradients are the largest stage's, its memory the stage's that limits the micro-batch (limiting), with 1F1B's
-// min(m, p - s) micro-batches in flight.
+// gradients are the largest stage's, its memory the stage's that limits the micro-batch (limiting), with its
+// micro-batches in flight (detail::in_flight).
 template <class Net, class Model, class Comm>
     requires CostModel<Model, Net> && CommModel<Comm>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const Comm& comm, const data_parallel& dp,
@@ -138,7 +153,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     std::vector<seconds> fwd(k), bwd(k), group(k);
     std::vector<double> fwd_kernels(k), bwd_kernels(k), sent(k);
     std::vector<std::int64_t> params(p), tied(p);
-    std::vector<activation_tally> held(p);  // a sample's activation bytes on each stage
+    std::vector<activation_tally> held(k);  // a sample's activation bytes in each chunk
     for (auto v : net.vertices()) {
         const int c = chunk[v];
         const auto& e = r.layers[v];
@@ -149,7 +164,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         bwd_kernels[c] += e.backward.kernels;
         params[c % p] += net[v].parameters;
         if (c % p != 0) tied[c % p] += detail::tied_weights(net[v]);
-        held[c % p].add(net, v, element_bytes(opt.precision));
+        held[c].add(net, v, element_bytes(opt.precision));
         int last = c;  // an output crosses every boundary up to its last consumer's chunk
         for (auto w : net.children(v)) last = std::max(last, chunk[w]);
         for (int b = c; b < last; ++b) sent[b] += static_cast<double>(net[v].output.elements());
@@ -195,11 +210,12 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         r.update = std::max(r.update, update);
         r.communication = std::max(r.communication, sync);
         largest = std::max(largest, own);
-        // 1F1B: stage s holds the activations of min(m, p - s) micro-batches in flight (PipeDream-Flush); the
-        // interleaved schedule holds up to (v - 1) p chunks' more, not counted. Megatron-LM's local DDP reduces
-        // the gradients where they are: no buckets.
-        const memory_footprint stage =
-            detail::gpu_memory(model, dev, opt, own, held[s], micro_batch, std::min(m, static_cast<double>(p - s)));
+        // Each chunk's micro-batches in flight (detail::in_flight). Megatron-LM's local DDP reduces the gradients
+        // where they are: no buckets.
+        activation_tally stage_held;
+        const std::vector<double> flight = detail::in_flight(p, pp.chunks_per_stage, pp.micro_batches, s);
+        for (int j = 0; j < pp.chunks_per_stage; ++j) stage_held.hold(held[s + j * p], flight[j]);
+        const memory_footprint stage = detail::gpu_memory(model, dev, opt, own, stage_held, micro_batch);
         r.memory = s == 0 ? stage : limiting(r.memory, stage);
     }
     r.workers = dp.workers;
