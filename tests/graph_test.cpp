@@ -280,6 +280,27 @@ TEST_CASE("activations held: read outside its block, or by its own backward pass
                 "layer 'a' put in block -1, expected a block number from 1 (0: none)");
 }
 
+TEST_CASE("activations held: dropout keeps its mask and max pooling its indices, whatever the precision") {
+    // x (4 x 4 x 2 = 32 values) -> 2x2 pooling, stride 2 (8 values) -> dropout -> dense(3), 2 bytes a value.
+    // Max pooling's backward pass reads its input (64 bytes) and an int64 index per output (PyTorch's
+    // max_pool2d_with_indices: 64 bytes); nothing reads its output. Dropout's reads its mask, a byte a value (8);
+    // the dense layer's gradient reads dropout's output (16). Average pooling keeps its input and no indices.
+    const auto held = [](ops::pool2d::method how) {
+        network net("pooled");
+        net.add("x", ops::input{tensor_shape::image(4, 4, 2)});
+        net.add("pool", ops::pool2d{how, {2, 2}, {2, 2}}, {"x"});
+        net.add("drop", ops::dropout{}, {"pool"});
+        ops::dense d;
+        d.outputs = 3;
+        net.add("fc", d, {"drop"});
+        activation_tally t;
+        for (auto v : net.vertices()) t.add(net, v, 2.0);
+        return t.peak();
+    };
+    CHECK(held(ops::pool2d::method::max) == 64 + 64 + 8 + 16);
+    CHECK(held(ops::pool2d::method::average) == 64 + 8 + 16);
+}
+
 TEST_CASE("activations held: a view holds no storage of its own; a reader outside the recompute keeps an output") {
     // x (2 x 2 x 3 = 12 values) -> ReLU -> flatten -> dense(5): ReLU's output is held once, for its own gradient and
     // (through the view) the dense layer's; x no gradient reads (ReLU reads its output), the dense output none.
