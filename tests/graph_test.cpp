@@ -219,7 +219,7 @@ TEST_CASE("activations held: a recomputed block drops all but its output and reb
     // + 40 = 250; rebuilt: fc1's 100 in block 1, fc3's 300 in block 2, the larger 300; fc5's output no layer reads.
     CHECK(held.peak() == 550);
     activation_tally three;  // three micro-batches in flight keep theirs; one block is rebuilt at a time
-    three.hold(held, 3);
+    three.add_copies(held, 3);
     CHECK(three.peak() == 3 * 250 + 300);
     CHECK(net.activation_elements() == 655);  // PALEO's count: every output
     const auto e = estimate(net, devices::get("v100-sxm2-16gb"), cost::paleo{}, {.batch = 8});

@@ -213,32 +213,40 @@ TEST_CASE("pipeline: interleaved, stage s holds chunks s, s + p, ...: its weight
     CHECK(e.parameters == 1406000);
     CHECK(e.gradient_bytes.value() == doctest::Approx(1406000.0 * 4));
     // In flight, the outputs a dense layer's gradient reads, in FP32: chunk 1 (fc1) holds x's and fc1's, 1024 + 100
-    // values a sample, chunk 2 (fc2) 2000, chunk 3 (fc3) 300, chunk 4 (fc4) none (no layer reads it). The interleaved
-    // schedule's warm-up on stage s is 2 (p - s - 1) + (v - 1) p chunk forward passes, the k-th on chunk
-    // (k mod 4) / 2 of the stage's, and one more runs before the first backward pass: stage 1 runs 5 (its first chunk
-    // 3 times, its second twice), 3 x 1124 + 2 x 300 = 3972 values (15,888 B); stage 2 runs 3 (twice, once),
-    // 2 x 2000 = 4000 values (16,000 B). With FP32 weights and gradients (8 B each, SGD keeps no state), stage 2
-    // limits the micro-batch: in 16 GiB, (2^34 - 11,248,000) / 16,000 = 1,073,038 samples against
-    // (2^34 - 5,622,400) / 15,888 = 1,080,957. (1F1B's min(m, p - s) would give stage 1 two micro-batches of its
-    // 1424 values and stage 2 one of 2000: stage 1 would limit.)
-    CHECK(e.memory.activations.value() == doctest::Approx(8 * 16000.0));
+    // values a micro-batch's sample, chunk 2 (fc2) 2000, chunk 3 (fc3) 300, chunk 4 (fc4) none (no layer reads it).
+    // At its fullest (the in-flight test's unequal case) stage 1 holds 4 micro-batches of chunk 1 and 1 of chunk 3,
+    // 4 x 1124 + 300 = 4796 values (19,184 B a sample), stage 2 3 of chunk 2, 6000 values (24,000 B). With FP32
+    // weights and gradients (8 B each, SGD keeps no state), stage 2 limits the micro-batch: in 16 GiB,
+    // (2^34 - 11,248,000) / 24,000 = 715,359 samples against (2^34 - 5,622,400) / 19,184 = 895,238.
+    CHECK(e.memory.activations.value() == doctest::Approx(8 * 24000.0));
     CHECK(e.memory.weights.value() == doctest::Approx(1406000.0 * 4));
-    CHECK(e.memory.total().value() == doctest::Approx(1406000.0 * 8 + 128000));
-    CHECK(e.memory.largest_samples() == 1073038);
+    CHECK(e.memory.total().value() == doctest::Approx(1406000.0 * 8 + 192000));
+    CHECK(e.memory.largest_samples() == 715359);
     CHECK(e.memory.buffers.value() == 0);  // Megatron-LM's local DDP: no buckets
 }
 
 TEST_CASE("pipeline: the micro-batches in flight on each chunk of a stage (Megatron-LM's schedules)") {
+    using counts = std::vector<std::int64_t>;
+    const std::vector<double> one{1}, equal{1, 1, 1};
     // 1F1B: min(m, p - s) on a stage's one chunk.
-    CHECK(detail::in_flight(4, 1, 8, 0) == std::vector<double>{4});
-    CHECK(detail::in_flight(4, 1, 2, 1) == std::vector<double>{2});
-    // Interleaved, 4 stages of 3 chunks, 8 micro-batches: stage 1 runs 2 x 3 + 2 x 4 + 1 = 15 chunk forward passes
-    // before its first backward one, rounds of 4 on each chunk: 4 + 3, 4, 4. That is 5 micro-batches of equal
-    // chunks' worth, Korthikanti et al.'s p (1 + (p - 1) / (p v)) = 4 (1 + 3 / 12). Stage 4 runs 2 x 4 + 1 = 9.
-    CHECK(detail::in_flight(4, 3, 8, 0) == std::vector<double>{7, 4, 4});
-    CHECK(detail::in_flight(4, 3, 8, 3) == std::vector<double>{4, 4, 1});
-    // With 4 micro-batches, stage 1's warm-up is every chunk's forward passes: m v = 12.
-    CHECK(detail::in_flight(4, 3, 4, 0) == std::vector<double>{4, 4, 4});
+    CHECK(detail::in_flight(4, 1, 8, 0, one) == counts{4});
+    CHECK(detail::in_flight(4, 1, 2, 1, one) == counts{2});
+    // Interleaved, 4 stages of 3 equal chunks, 8 micro-batches: stage 1 runs 2 x 3 + 2 x 4 = 14 chunk forward passes,
+    // then a 15th before its first backward pass, rounds of 4 on each chunk: 4 + 3, 4, 4. That is 5 micro-batches'
+    // worth, Korthikanti et al.'s p (1 + (p - 1) / (p v)) = 4 (1 + 3 / 12). Stage 4 runs 2 x 4 + 1 = 9.
+    CHECK(detail::in_flight(4, 3, 8, 0, equal) == counts{7, 4, 4});
+    CHECK(detail::in_flight(4, 3, 8, 3, equal) == counts{4, 4, 1});
+    // With as many micro-batches as stages, Megatron-LM's SC21 code runs every forward pass first, on every stage.
+    CHECK(detail::in_flight(4, 3, 4, 0, equal) == counts{4, 4, 4});
+    CHECK(detail::in_flight(4, 3, 4, 3, equal) == counts{4, 4, 4});
+    // Unequal chunks, 2 stages of 2, 4 micro-batches. Stage 1's warm-up is 2 + 2 passes (chunks 1, 1, 2, 2), then
+    // forward (chunk) and backward [chunk]: 1 [2] 1 [2] 2 [1] 2 [1]. The counts after each forward pass are (3, 2),
+    // (4, 1), (4, 1), (3, 2): with 10 a micro-batch on chunk 1 and 1 on chunk 2, (4, 1) holds the most. Stage 2's
+    // warm-up is 2 passes (chunk 1 twice), then 2 [2] 2 [2] 1 [1] 1 [1]: (2, 1), (2, 1), (3, 0), (3, 0).
+    CHECK(detail::in_flight(2, 2, 4, 0, std::vector<double>{10, 1}) == counts{4, 1});
+    CHECK(detail::in_flight(2, 2, 4, 0, std::vector<double>{1, 10}) == counts{3, 2});
+    CHECK(detail::in_flight(2, 2, 4, 1, std::vector<double>{10, 1}) == counts{3, 0});
+    CHECK(detail::in_flight(2, 2, 4, 1, std::vector<double>{1, 10}) == counts{2, 1});
 }
 
 TEST_CASE("pipeline: with recompute, a stage keeps each transformer layer's output per micro-batch in flight") {

@@ -12,7 +12,8 @@
 
 namespace steptime {
 
-// One GPU's tensors at the step's peak, the start of the backward pass, when every activation it reads is held.
+// One GPU's tensors at the step's peak, when every activation its backward pass reads is held: the start of the
+// backward pass, or on a pipeline stage the moment its micro-batches in flight hold the most.
 // Not counted: the CUDA context, cuDNN's and cuBLAS's workspaces, the allocator's cached free blocks, the
 // gradients flowing through the backward pass (README.md, "Memory").
 struct memory_footprint {

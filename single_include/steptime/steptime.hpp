@@ -3415,10 +3415,14 @@ public:
         return kept_ + rebuilt;
     }
 
+    // The kept activations alone, in bytes a sample.
+    double kept() const { return kept_; }
+
     // Holds `copies` of another tally's kept activations at once (a pipeline stage's micro-batches in flight on one of
-    // its chunks), which rebuild their blocks one at a time like this tally's.
-    void hold(const activation_tally& other, double copies) {
-        kept_ += copies * other.kept_;
+    // its chunks), which rebuild their blocks one at a time like this tally's; none, nothing of it.
+    void add_copies(const activation_tally& other, std::int64_t copies) {
+        if (copies <= 0) return;
+        kept_ += static_cast<double>(copies) * other.kept_;
         for (const auto& [block, bytes] : other.rebuilt_) rebuilt_[block] = std::max(rebuilt_[block], bytes);
     }
 
@@ -3441,13 +3445,14 @@ private:
                 f(c);
         }
     }
-    // What a layer's backward pass reads beyond its input and output, in bytes a sample: dropout's keep-mask, a byte
-    // a value (PyTorch's native_dropout); max pooling's int64 index of each window's maximum
-    // (max_pool2d_with_indices); attention's probabilities, their dropout and its mask (Megatron's CoreAttention).
+    // What a layer's backward pass reads beyond its input and output, in bytes a sample: dropout's keep-mask, a byte a
+    // value (PyTorch's native_dropout; none when it keeps everything, returning its input); max pooling's int64 index
+    // of each window's maximum (max_pool2d_with_indices); attention's probabilities, their dropout and its mask
+    // (Megatron's CoreAttention).
     template <class Layer>
     static double saved(const Layer& l, double element_bytes) {
         const double outputs = static_cast<double>(l.output.elements());
-        if (std::holds_alternative<ops::dropout>(l.op)) return outputs;
+        if (const auto* d = std::get_if<ops::dropout>(&l.op)) return d->keep_probability < 1 ? outputs : 0;
         if (const auto* p = std::get_if<ops::pool2d>(&l.op); p && p->type == ops::pool2d::method::max)
             return 8 * outputs;
         const auto* a = std::get_if<ops::attention>(&l.op);
@@ -3478,7 +3483,8 @@ private:
 
 namespace steptime {
 
-// One GPU's tensors at the step's peak, the start of the backward pass, when every activation it reads is held.
+// One GPU's tensors at the step's peak, when every activation its backward pass reads is held: the start of the
+// backward pass, or on a pipeline stage the moment its micro-batches in flight hold the most.
 // Not counted: the CUDA context, cuDNN's and cuBLAS's workspaces, the allocator's cached free blocks, the
 // gradients flowing through the backward pass (README.md, "Memory").
 struct memory_footprint {
@@ -4193,19 +4199,34 @@ std::int64_t tied_weights(const layer<Op>& l) {
     return 0;
 }
 
-// The micro-batches of each of stage s's v chunks in flight at once under Megatron-LM's schedules, when the first
-// backward pass starts. 1F1B (v = 1) runs min(m, p - s) forward passes first (PipeDream-Flush). The interleaved
-// schedule runs W = 2 (p - s - 1) + (v - 1) p chunk forward passes as its warm-up and one more, the k-th on chunk
-// (k mod pv) / p (forward_backward_pipelining_with_interleaving): min(W + 1, m v) in all. On the first stage with
-// equal chunks that is Korthikanti et al.'s (2022) p (1 + (p - 1) / (p v)) micro-batches' worth of the stage.
-inline std::vector<double> in_flight(int p, int v, int m, int s) {
-    const std::int64_t first = v == 1 ? p - s : 2 * std::int64_t{p - s - 1} + std::int64_t{v - 1} * p + 1;
-    const std::int64_t runs = std::min(first, std::int64_t{m} * v), round = std::int64_t{p} * v;
-    std::vector<double> flight(v);
-    for (int j = 0; j < v; ++j)
-        flight[j] = static_cast<double>(runs / round * p + std::clamp(runs % round - std::int64_t{j} * p, std::int64_t{0},
-                                                                       std::int64_t{p}));
-    return flight;
+// The micro-batches of each of stage s's v chunks in flight when the stage holds the most, given what each chunk keeps
+// of one (`kept`), under Megatron-LM's schedules as its SC21 code runs them. The stage runs a warm-up of W forward
+// passes, then each next forward pass before the next backward pass. 1F1B: W = p - s - 1 (PipeDream-Flush). The
+// interleaved schedule (forward_backward_pipelining_with_interleaving): W = 2 (p - s - 1) + (v - 1) p, all m v passes
+// when m = p; the k-th forward pass runs chunk (k mod pv) / p and the k-th backward pass chunk v - 1 - (k mod pv) / p,
+// a pattern that repeats every pv passes. Either holds min(W + 1, m v) at once, on the first stage with equal chunks
+// Korthikanti et al.'s (2022) p (1 + (p - 1) / (p v)) micro-batches' worth of the stage.
+inline std::vector<std::int64_t> in_flight(int p, int v, int m, int s, std::span<const double> kept) {
+    const std::int64_t round = std::int64_t{p} * v, passes = std::int64_t{m} * v;
+    const std::int64_t warm_up = std::min(passes, v == 1    ? std::int64_t{p - s - 1}
+                                                  : m == p ? passes
+                                                           : 2 * std::int64_t{p - s - 1} + std::int64_t{v - 1} * p);
+    const auto chunk = [&](std::int64_t k) { return static_cast<std::size_t>(k % round / p); };
+    const auto bytes = [&](const std::vector<std::int64_t>& n) {
+        double b = 0;
+        for (std::size_t j = 0; j < n.size(); ++j) b += static_cast<double>(n[j]) * kept[j];
+        return b;
+    };
+    std::vector<std::int64_t> now(static_cast<std::size_t>(v));
+    for (std::int64_t k = 0; k < warm_up; ++k) ++now[chunk(k)];
+    std::vector<std::int64_t> most = now;
+    const std::int64_t period = v == 1 ? 1 : round;  // one chunk's count stays at W + 1 once the warm-up is done
+    for (std::int64_t k = 0; k < std::min(passes - warm_up, period); ++k) {
+        ++now[chunk(warm_up + k)];
+        if (bytes(now) > bytes(most)) most = now;
+        --now[static_cast<std::size_t>(v - 1) - chunk(k)];
+    }
+    return most;
 }
 
 }  // namespace detail
@@ -4316,9 +4337,11 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         largest = std::max(largest, own);
         // Each chunk's micro-batches in flight (detail::in_flight). Megatron-LM's local DDP reduces the gradients
         // where they are: no buckets.
+        std::vector<double> kept(static_cast<std::size_t>(pp.chunks_per_stage));
+        for (int j = 0; j < pp.chunks_per_stage; ++j) kept[j] = held[s + j * p].kept();
+        const std::vector<std::int64_t> flight = detail::in_flight(p, pp.chunks_per_stage, pp.micro_batches, s, kept);
         activation_tally stage_held;
-        const std::vector<double> flight = detail::in_flight(p, pp.chunks_per_stage, pp.micro_batches, s);
-        for (int j = 0; j < pp.chunks_per_stage; ++j) stage_held.hold(held[s + j * p], flight[j]);
+        for (int j = 0; j < pp.chunks_per_stage; ++j) stage_held.add_copies(held[s + j * p], flight[j]);
         const memory_footprint stage = detail::gpu_memory(model, dev, opt, own, stage_held, micro_batch);
         r.memory = s == 0 ? stage : limiting(r.memory, stage);
     }

@@ -32,10 +32,9 @@ cli_rows(pareto_free_device 6 "^model,device"
          pareto -m alexnet -d k80,v100-sxm2-16gb -w 1,2,8 --dataset-size 1281167 --epochs 90 --prices ${free_prices}
          --format csv)
 
-# Only a configuration that fits its GPUs' memory can be Pareto-optimal. ResNet-50 in FP32 holds 84.3 MB of
+# Only a configuration that fits its GPUs' memory can be Pareto-optimal. ResNet-50 in FP32 holds 85.9 MB of
 # activations a sample (graph/activations.hpp's tally) and 0.2 GB of weights and gradients (25.6 M parameters x 8
-# bytes with SGD): at batch 256 20.3 GiB,
-# beyond a T4's 16, where batch 128's 10.2 GiB fit. Batch 256 is the cheaper (fewer steps, each less than twice as
+# bytes with SGD): at batch 256 20.7 GiB, beyond a T4's 16, where batch 128's 10.4 GiB fit. Batch 256 is the cheaper (fewer steps, each less than twice as
 # long) and would be the front's cheapest; it is left off, and batch 128 alone is on the front.
 cli_rows(pareto_memory 2 "^model,device"
          "^resnet50,t4,ethernet-100g,ring,1,(128,.*,yes,true|256,.*,no,false)$"

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <type_traits>
 #include <unordered_map>
 #include <variant>
@@ -79,10 +80,14 @@ public:
         return kept_ + rebuilt;
     }
 
+    // The kept activations alone, in bytes a sample.
+    double kept() const { return kept_; }
+
     // Holds `copies` of another tally's kept activations at once (a pipeline stage's micro-batches in flight on one of
-    // its chunks), which rebuild their blocks one at a time like this tally's.
-    void hold(const activation_tally& other, double copies) {
-        kept_ += copies * other.kept_;
+    // its chunks), which rebuild their blocks one at a time like this tally's; none, nothing of it.
+    void add_copies(const activation_tally& other, std::int64_t copies) {
+        if (copies <= 0) return;
+        kept_ += static_cast<double>(copies) * other.kept_;
         for (const auto& [block, bytes] : other.rebuilt_) rebuilt_[block] = std::max(rebuilt_[block], bytes);
     }
 
@@ -105,13 +110,14 @@ private:
                 f(c);
         }
     }
-    // What a layer's backward pass reads beyond its input and output, in bytes a sample: dropout's keep-mask, a byte
-    // a value (PyTorch's native_dropout); max pooling's int64 index of each window's maximum
-    // (max_pool2d_with_indices); attention's probabilities, their dropout and its mask (Megatron's CoreAttention).
+    // What a layer's backward pass reads beyond its input and output, in bytes a sample: dropout's keep-mask, a byte a
+    // value (PyTorch's native_dropout; none when it keeps everything, returning its input); max pooling's int64 index
+    // of each window's maximum (max_pool2d_with_indices); attention's probabilities, their dropout and its mask
+    // (Megatron's CoreAttention).
     template <class Layer>
     static double saved(const Layer& l, double element_bytes) {
         const double outputs = static_cast<double>(l.output.elements());
-        if (std::holds_alternative<ops::dropout>(l.op)) return outputs;
+        if (const auto* d = std::get_if<ops::dropout>(&l.op)) return d->keep_probability < 1 ? outputs : 0;
         if (const auto* p = std::get_if<ops::pool2d>(&l.op); p && p->type == ops::pool2d::method::max)
             return 8 * outputs;
         const auto* a = std::get_if<ops::attention>(&l.op);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -89,19 +90,34 @@ std::int64_t tied_weights(const layer<Op>& l) {
     return 0;
 }
 
-// The micro-batches of each of stage s's v chunks in flight at once under Megatron-LM's schedules, when the first
-// backward pass starts. 1F1B (v = 1) runs min(m, p - s) forward passes first (PipeDream-Flush). The interleaved
-// schedule runs W = 2 (p - s - 1) + (v - 1) p chunk forward passes as its warm-up and one more, the k-th on chunk
-// (k mod pv) / p (forward_backward_pipelining_with_interleaving): min(W + 1, m v) in all. On the first stage with
-// equal chunks that is Korthikanti et al.'s (2022) p (1 + (p - 1) / (p v)) micro-batches' worth of the stage.
-inline std::vector<double> in_flight(int p, int v, int m, int s) {
-    const std::int64_t first = v == 1 ? p - s : 2 * std::int64_t{p - s - 1} + std::int64_t{v - 1} * p + 1;
-    const std::int64_t runs = std::min(first, std::int64_t{m} * v), round = std::int64_t{p} * v;
-    std::vector<double> flight(v);
-    for (int j = 0; j < v; ++j)
-        flight[j] = static_cast<double>(runs / round * p + std::clamp(runs % round - std::int64_t{j} * p, std::int64_t{0},
-                                                                       std::int64_t{p}));
-    return flight;
+// The micro-batches of each of stage s's v chunks in flight when the stage holds the most, given what each chunk keeps
+// of one (`kept`), under Megatron-LM's schedules as its SC21 code runs them. The stage runs a warm-up of W forward
+// passes, then each next forward pass before the next backward pass. 1F1B: W = p - s - 1 (PipeDream-Flush). The
+// interleaved schedule (forward_backward_pipelining_with_interleaving): W = 2 (p - s - 1) + (v - 1) p, all m v passes
+// when m = p; the k-th forward pass runs chunk (k mod pv) / p and the k-th backward pass chunk v - 1 - (k mod pv) / p,
+// a pattern that repeats every pv passes. Either holds min(W + 1, m v) at once, on the first stage with equal chunks
+// Korthikanti et al.'s (2022) p (1 + (p - 1) / (p v)) micro-batches' worth of the stage.
+inline std::vector<std::int64_t> in_flight(int p, int v, int m, int s, std::span<const double> kept) {
+    const std::int64_t round = std::int64_t{p} * v, passes = std::int64_t{m} * v;
+    const std::int64_t warm_up = std::min(passes, v == 1    ? std::int64_t{p - s - 1}
+                                                  : m == p ? passes
+                                                           : 2 * std::int64_t{p - s - 1} + std::int64_t{v - 1} * p);
+    const auto chunk = [&](std::int64_t k) { return static_cast<std::size_t>(k % round / p); };
+    const auto bytes = [&](const std::vector<std::int64_t>& n) {
+        double b = 0;
+        for (std::size_t j = 0; j < n.size(); ++j) b += static_cast<double>(n[j]) * kept[j];
+        return b;
+    };
+    std::vector<std::int64_t> now(static_cast<std::size_t>(v));
+    for (std::int64_t k = 0; k < warm_up; ++k) ++now[chunk(k)];
+    std::vector<std::int64_t> most = now;
+    const std::int64_t period = v == 1 ? 1 : round;  // one chunk's count stays at W + 1 once the warm-up is done
+    for (std::int64_t k = 0; k < std::min(passes - warm_up, period); ++k) {
+        ++now[chunk(warm_up + k)];
+        if (bytes(now) > bytes(most)) most = now;
+        --now[static_cast<std::size_t>(v - 1) - chunk(k)];
+    }
+    return most;
 }
 
 }  // namespace detail
@@ -212,9 +228,11 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         largest = std::max(largest, own);
         // Each chunk's micro-batches in flight (detail::in_flight). Megatron-LM's local DDP reduces the gradients
         // where they are: no buckets.
+        std::vector<double> kept(static_cast<std::size_t>(pp.chunks_per_stage));
+        for (int j = 0; j < pp.chunks_per_stage; ++j) kept[j] = held[s + j * p].kept();
+        const std::vector<std::int64_t> flight = detail::in_flight(p, pp.chunks_per_stage, pp.micro_batches, s, kept);
         activation_tally stage_held;
-        const std::vector<double> flight = detail::in_flight(p, pp.chunks_per_stage, pp.micro_batches, s);
-        for (int j = 0; j < pp.chunks_per_stage; ++j) stage_held.hold(held[s + j * p], flight[j]);
+        for (int j = 0; j < pp.chunks_per_stage; ++j) stage_held.add_copies(held[s + j * p], flight[j]);
         const memory_footprint stage = detail::gpu_memory(model, dev, opt, own, stage_held, micro_batch);
         r.memory = s == 0 ? stage : limiting(r.memory, stage);
     }
