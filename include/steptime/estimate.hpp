@@ -84,8 +84,8 @@ struct step_estimate {
     bytes gradient_bytes{};   // what one GPU exchanges per step: a gradient per parameter (a pipeline: its largest stage's)
     // One GPU's memory: a pipeline's or a model-parallel network's, the stage's or device's that limits the batch
     // (limiting). Its activations are what the backward pass reads (activation_tally): those a recomputed block does
-    // not keep counted once, for the largest block while it is rebuilt; a pipeline's for 1F1B's micro-batches in
-    // flight.
+    // not keep counted once, for the largest block while it is rebuilt; a pipeline's for its micro-batches in flight
+    // (detail::in_flight).
     memory_footprint memory{};
     std::vector<layer_estimate> layers{};  // in topological order (a pipeline: of one micro-batch)
     std::vector<step_part> parts{};        // hybrid: data- and model-parallel layers; a pipeline: its stages

@@ -20,7 +20,6 @@ struct sweep_row {
     memory_footprint memory{};  // one GPU's
 };
 
-
 // The shortest text that reads back as the same double.
 std::string shortest(double v);
 

@@ -161,7 +161,8 @@ void run_validate(const validate_options& o) {
             } else if (r.anchor = anchor_of(c); !r.anchor) {
                 r.skipped = "no measurement of the same quantity on " + o.anchor;
             } else {
-                r.predicted.time = scale::anchored_ratio(r.anchor->time, predicted_anchor(r.anchor), predict(c, o, cases.base).time);
+                r.predicted.time =
+                    scale::anchored_ratio(r.anchor->time, predicted_anchor(r.anchor), predict(c, o, cases.base).time);
             }
         } catch (const error& e) {
             if (!o.skip_unsupported)
