@@ -83,6 +83,9 @@ public:
     // The kept activations alone, in bytes a sample.
     double kept() const { return kept_; }
 
+    // Keeps `bytes` a sample more: a pipeline chunk's copy of the activations it receives from the chunk before.
+    void add_kept(double bytes) { kept_ += bytes; }
+
     // Holds `copies` of another tally's kept activations at once (a pipeline stage's micro-batches in flight on one of
     // its chunks), which rebuild their blocks one at a time like this tally's; none, nothing of it.
     void add_copies(const activation_tally& other, std::int64_t copies) {

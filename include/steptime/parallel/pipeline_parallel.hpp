@@ -185,6 +185,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         for (auto w : net.children(v)) last = std::max(last, chunk[w]);
         for (int b = c; b < last; ++b) sent[b] += static_cast<double>(net[v].output.elements());
     }
+    // Megatron-LM's SC21 code keeps each received tensor until its backward pass, while the sender keeps its output.
+    for (int c = 1; c < k; ++c) held[c].add_kept(sent[c - 1] * element_bytes(opt.precision));
     const std::optional<network_link> group_link = detail::tensor_group_link(net, dev, opt);
     const auto send = [&](double elements) {
         const bytes b = bytes_of(elements * static_cast<double>(micro_batch) * element_bytes(opt.precision));
