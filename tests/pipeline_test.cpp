@@ -215,9 +215,9 @@ TEST_CASE("pipeline: interleaved, stage s holds chunks s, s + p, ...: its weight
     // In flight, the outputs a dense layer's gradient reads, in FP32: chunk 1 (fc1) holds x's and fc1's, 1024 + 100
     // values a micro-batch's sample, chunk 2 (fc2) 2000, chunk 3 (fc3) 300, chunk 4 (fc4) none (no layer reads it);
     // and chunks 2 to 4 their copies of what they receive, 100, 2000 and 300: 1124, 2100, 2300 and 300. At its
-    // fullest (the in-flight test's cases) stage 1 holds 3 micro-batches of chunk 1 and 2 of chunk 3 (3 x 1124 + 2 x 2300
-    // = 7972 values, against 4 x 1124 + 2300 = 6796), 31,888 B a sample; stage 2 3 of chunk 2 (6300 values, against
-    // 2 x 2100 + 300), 25,200 B. With FP32 weights and gradients (8 B each, SGD keeps no state), stage 1 limits the
+    // fullest (the in-flight test's cases) stage 1 holds 3 micro-batches of chunk 1 and 2 of chunk 3 (3 x 1124 +
+    // 2 x 2300 = 7972 values, against 4 x 1124 + 2300 = 6796), 31,888 B a sample; stage 2 3 of chunk 2 (6300 values,
+    // against 2 x 2100 + 300), 25,200 B. With FP32 weights and gradients (8 B each, SGD keeps no state), stage 1 limits the
     // micro-batch: in 16 GiB, (2^34 - 5,622,400) / 31,888 = 538,580 samples against (2^34 - 11,248,000) / 25,200 =
     // 681,294.
     CHECK(e.memory.activations.value() == doctest::Approx(8 * 31888.0));
