@@ -1249,6 +1249,7 @@ enum class published_metric {
     kernel_passes_ms,  // a kernel's forward and backward passes (fwd_plus_bwd..._ms), no update
     all_reduce_ms,     // a collective alone: an all-reduce of all_reduce_size bytes between the row's GPUs
     tflops_per_gpu,    // a GPT's training step: its FLOPs by Narayanan et al.'s formula over the GPUs' time
+    peak_memory_gib,   // a training step's peak of one GPU's tensors (PyTorch's max_memory_allocated), GiB
 };
 
 struct published_case {
@@ -1272,7 +1273,9 @@ struct published_case {
     std::optional<cost::conv_library> library{};
     std::optional<cost::optimizer> update_rule{};
     element_type gradients = element_type::fp32;
-    seconds time{};  // the measured time of what the metric covers
+    seconds time{};  // the measured time of what a time metric covers (all but peak_memory_gib)
+    bytes peak_memory{};  // the measured peak of a peak_memory_gib row
+    bool measures_memory() const { return metric == published_metric::peak_memory_gib; }
 };
 
 namespace detail {
@@ -1311,10 +1314,14 @@ inline published_metric metric_of(const steptime::detail::csv_table& t, std::siz
         in("TFLOP/s");
         return published_metric::tflops_per_gpu;
     }
+    if (m == "peak_memory_gib") {
+        in("GiB");
+        return published_metric::peak_memory_gib;
+    }
     throw t.bad(r, col,
                 "forward_ms, backward_ms, images_per_s, kernel_ms, fwd_plus_bwd_ms, "
-                "fwd_plus_bwd_data_plus_bwd_filter_ms, allreduce_ms or tflops_per_gpu (steptime does not predict the "
-                "others yet)");
+                "fwd_plus_bwd_data_plus_bwd_filter_ms, allreduce_ms, tflops_per_gpu or peak_memory_gib (steptime does "
+                "not predict the others yet)");
 }
 
 // The buffer of an all-reduce row's model, allreduce:bytes=N.
@@ -1460,10 +1467,12 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
             if (!given.empty()) throw c.bad(k, *phase, "empty: only kernel metrics take a phase");
             if (m.batch == 0) throw p.bad(r, batch, "a batch size of at least 1 (a pass or step of a network)");
         }
-        const bool step = m.metric == published_metric::images_per_s || m.metric == published_metric::tflops_per_gpu;
+        const bool step = m.metric == published_metric::images_per_s || m.metric == published_metric::tflops_per_gpu ||
+                          m.measures_memory();
         if (pipelined && !step)
             throw parse_error(c.where(c.line(k)) + "row " + m.id + ": a pipeline (pipeline_stages, micro_batches, "
-                              "chunks_per_stage) predicts a training step: metric images_per_s or tflops_per_gpu");
+                              "chunks_per_stage) predicts a training step: metric images_per_s, tflops_per_gpu or "
+                              "peak_memory_gib");
         // The samples of a step: every worker's micro-batches of batch_per_gpu.
         const double workers = static_cast<double>(m.gpus / m.gpus_per_worker());
         const double samples = workers * m.micro_batches * static_cast<double>(m.batch);
@@ -1474,10 +1483,16 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
         }
         const double v = p.positive(r, value, "a positive measurement");
         const double gpus = static_cast<double>(m.gpus);
-        m.time = detail::positive_time(m.metric == published_metric::images_per_s     ? seconds_of(samples / v)
-                                       : m.metric == published_metric::tflops_per_gpu ? seconds_of(step_flops / (v * 1e12 * gpus))
-                                                                                      : milliseconds_of(v),
-                                       p, r, value, "a positive measurement");
+        if (m.measures_memory()) {
+            m.peak_memory = bytes_of(v * 0x1p30);
+            if (!std::isfinite(m.peak_memory.value()))
+                throw p.bad(r, value, "a positive measurement (a finite count of GiB)");
+        } else {
+            m.time = detail::positive_time(m.metric == published_metric::images_per_s     ? seconds_of(samples / v)
+                                           : m.metric == published_metric::tflops_per_gpu ? seconds_of(step_flops / (v * 1e12 * gpus))
+                                                                                          : milliseconds_of(v),
+                                           p, r, value, "a positive measurement");
+        }
         out.push_back(std::move(m));
     }
     return out;

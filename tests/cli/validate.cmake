@@ -23,8 +23,33 @@ set_tests_properties(cli_validate_all_reduce PROPERTIES PASS_REGULAR_EXPRESSION
 add_test(NAME cli_validate_json COMMAND ${validate} --format json)
 set_tests_properties(cli_validate_json PROPERTIES PASS_REGULAR_EXPRESSION
   "\"cost_model\": \"kernel\",.*\"id\": \"DB-001\",.*\"measured_ms\": 0\\.088,.*\"single_gpu_cnn\": {\n *\"rows\": 25,\n *\"skipped\": 0,\n *\"mape\": [0-9.e-]+,")
-# Issue 5: the default model beats paleo-compat with PALEO's TensorFlow preset (0.62, 0.72) on every category.
+# Peak memory (metric peak_memory_gib): the step's footprint (memory.hpp) in GiB, against PyTorch's
+# max_memory_allocated; ResNet-50 at batch 128 in FP32 on the H100 held 10.614 GiB (pytorch-h100's
+# train_steps-peak-memory.csv). A memory row is not anchored; a unit other than GiB is an error.
+set(h100 ${validation}/pytorch-h100)
+set(memory_cases ${CMAKE_CURRENT_BINARY_DIR}/memory-cases.csv)
+file(WRITE ${memory_cases} "id,model,device,precision,layout,optimizer\nH100-M050,resnet50,h100-sxm5-80gb,fp32,nchw,momentum\n"
+     "H100-001f,resnet50,h200-sxm-141gb,fp32,nchw,momentum\n")
+set(memory_anchor ${CMAKE_CURRENT_BINARY_DIR}/memory-anchor-cases.csv)
+file(WRITE ${memory_anchor} "id,model,device,precision,layout,optimizer\nH100-001f,resnet50,h100-sxm5-80gb,fp32,nchw,momentum\n")
+add_test(NAME cli_validate_peak_memory COMMAND ${cli} validate --data ${h100}/calibration.csv --cases ${memory_cases})
+set_tests_properties(cli_validate_peak_memory PROPERTIES PASS_REGULAR_EXPRESSION
+  "H100-M050 +h100_memory_fp32_fit +resnet50 +h100-sxm5-80gb +10\\.614 +[0-9.]+ +[-+][0-9.]+%  GiB\n")
+add_test(NAME cli_validate_peak_memory_anchored COMMAND ${cli} validate --data ${h100}/calibration.csv --cases ${memory_cases}
+         --anchor h100-sxm5-80gb --anchor-data ${h100}/calibration.csv --anchor-cases ${memory_anchor})
+set_tests_properties(cli_validate_peak_memory_anchored PROPERTIES PASS_REGULAR_EXPRESSION
+  "H100-M050 [^\n]* +10\\.614  GiB, not predicted: peak memory is predicted, not anchored\nH100-001f [^\n]* +6\\.166 +[0-9.]+ +[-+][0-9.]+%  ms\n")
+set(memory_gb ${CMAKE_CURRENT_BINARY_DIR}/memory-gb.csv)
+file(WRITE ${memory_gb} "id,category,num_gpus,batch_per_gpu,metric,value,unit\nM,x,1,32,peak_memory_gib,3.1,GB\n")
+file(WRITE ${memory_gb}.cases "id,model,device\nM,resnet50,h100-sxm5-80gb\n")
+cli_fails(validate_memory_unit "^steptime: error: [^\n]*memory-gb.csv:2: column 'unit': 'GB', expected GiB for metric peak_memory_gib"
+          validate --data ${memory_gb} --cases ${memory_gb}.cases)
 if(Python3_FOUND)
+  add_test(NAME cli_validate_memory_as_predict
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_memory.py $<TARGET_FILE:steptime_cli>
+                   ${h100}/calibration.csv ${h100}/cases.csv)
+  set_tests_properties(cli_validate_memory_as_predict PROPERTIES PASS_REGULAR_EXPRESSION "8 of 72 peak-memory rows as predict's footprint")
+  # Issue 5: the default model beats paleo-compat with PALEO's TensorFlow preset (0.62, 0.72) on every category.
   add_test(NAME cli_validate_beats_paleo_compat
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_beats_baseline.py $<TARGET_FILE:steptime_cli>
                    ${validation}/calibration.csv ${validation}/cases.csv)
@@ -116,11 +141,12 @@ set(twice_data ${CMAKE_CURRENT_BINARY_DIR}/twice-data.csv)
 file(WRITE ${twice_data} "id,category,num_gpus,batch_per_gpu,metric,value,unit\nA,x,1,32,forward_ms,10,ms\nA,x,1,32,forward_ms,12,ms\n")
 cli_fails(validate_repeated_row "^steptime: error: [^\n]*twice-data.csv:3: column 'id': 'A', expected an id of its own \\(line 2 has it too\\)"
           validate --data ${twice_data} --cases ${CMAKE_CURRENT_BINARY_DIR}/repeated_case-cases.csv)
-# The H100 measurements of tools/measure/train_steps.py: every row predicted, per precision and role.
+# The H100 measurements of tools/measure/train_steps.py: every row predicted, per precision and role (steps with
+# momentum and with Adam; peak memory).
 add_test(NAME cli_validate_h100 COMMAND ${cli} validate --data ${validation}/pytorch-h100/calibration.csv
          --cases ${validation}/pytorch-h100/cases.csv)
 set_tests_properties(cli_validate_h100 PROPERTIES PASS_REGULAR_EXPRESSION
-  "against 597 published measurements.*h100_amp_bf16_check +105 .*h100_amp_nhwc_check +24 .*h100_fp32_fit +27 .*h100_tf32_nhwc_fit +12 +[0-9.]+% +[-+][0-9.]+% +0\n")
+  "against 747 published measurements.*h100_amp_adam_check +33 .*h100_amp_bf16_check +105 .*h100_amp_nhwc_check +24 .*h100_fp32_fit +27 .*h100_memory_amp_check +30 .*h100_memory_fp32_fit +6 .*h100_tf32_nhwc_fit +12 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # The H200's (no constant came from them) and the H100's convolutions timed alone (kernel rows with a phase).
 add_test(NAME cli_validate_h200 COMMAND ${cli} validate --data ${validation}/pytorch-h200/calibration.csv
          --cases ${validation}/pytorch-h200/cases.csv)

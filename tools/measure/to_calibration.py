@@ -26,6 +26,16 @@ PRECISION_TEXT = {"fp32": "FP32 (TF32 off)", "tf32": "TF32 (cuDNN and cuBLAS)",
 PASSES = (("forward", "forward_ms"), ("backward-data", "backward_data_ms"), ("backward-weights", "backward_weights_ms"))
 
 
+# The files of train_steps.py runs whose times become rows, in this order (so that ids stay as they were); the
+# peak-memory run's times repeat train_steps.csv's configurations, and only its peaks become rows.
+TIMED_FILES = ("train_steps.csv", "train_steps-channels-last.csv", "train_steps-adam.csv")
+OPTIMIZER_TEXT = {"momentum": "SGD momentum", "adam": "Adam"}
+
+
+def optimizer_of(r):
+    return r.get("optimizer") or "momentum"  # runs before the optimizer column: train_steps.py's SGD with momentum
+
+
 def write(folder, name, rows):
     with open(os.path.join(folder, name), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
@@ -67,32 +77,48 @@ def convolutions(folder, device, env, framework, gpu_tag, fit_networks):
     print(f"{len(data)} convolution rows")
 
 
+def read_steps(folder, name):
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
 def main(folder, device):
     env = json.load(open(os.path.join(folder, "environment.json")))
     framework = f"PyTorch {env['torch']} (CUDA {env['cuda']}, cuDNN {env['cudnn']})"
     source = source_of(env, "train_steps.py")
     gpu_tag = device.split("-")[0]
     data, cases = [], []
-    steps = []
-    for name in ("train_steps.csv", "train_steps-channels-last.csv"):
-        if os.path.exists(os.path.join(folder, name)):
-            with open(os.path.join(folder, name)) as f:
-                steps += list(csv.DictReader(f))
+    steps = [r for name in TIMED_FILES for r in read_steps(folder, name)]
+    # torchvision's AlexNet holds 61.1M weights where the zoo's (alex_v2) holds 50.3M: its memory is another network's.
+    peaks = [r for name in TIMED_FILES + ("train_steps-peak-memory.csv",) for r in read_steps(folder, name)
+             if r.get("peak_allocated_gib") and r["network"] != "alexnet"]
+
+    def row(rid, category, r, metric, value, unit, notes):
+        data.append({
+            "id": rid, "category": category, "model": r["network"], "framework": framework, "gpu": env["gpu"],
+            "num_gpus": 1, "precision": PRECISION_TEXT[r["precision"]], "batch_per_gpu": r["batch"], "metric": metric,
+            "value": value, "unit": unit, "parallelism": "none", "interconnect": "n/a", "source": source,
+            "notes": f"{r['resolution']}x{r['resolution']} {r['layout'].upper()}; {notes}; synthetic data on the GPU; "
+                     f"{OPTIMIZER_TEXT[optimizer_of(r)]}; cudnn.benchmark"})
+        cases.append({"id": rid, "model": r["network"], "device": device, "precision": r["precision"],
+                      "layout": r["layout"], "optimizer": optimizer_of(r)})
+
     for n, r in enumerate(steps, 1):
         role = "fit" if r["role"] == "calibrate" else "check"
         layout = "_nhwc" if r["layout"] == "nhwc" else ""
+        adam = "_adam" if optimizer_of(r) == "adam" else ""
         for k, metric in enumerate(("forward_ms", "backward_ms", "images_per_s")):
-            rid = f"{gpu_tag.upper()}-{n:03d}{'fbs'[k]}"
-            data.append({
-                "id": rid, "category": f"{gpu_tag}_{r['precision'].replace('-', '_')}{layout}_{role}",
-                "model": r["network"], "framework": framework, "gpu": env["gpu"], "num_gpus": 1,
-                "precision": PRECISION_TEXT[r["precision"]], "batch_per_gpu": r["batch"], "metric": metric,
-                "value": r[metric], "unit": "images/s" if metric == "images_per_s" else "ms",
-                "parallelism": "none", "interconnect": "n/a", "source": source,
-                "notes": f"{r['resolution']}x{r['resolution']} {r['layout'].upper()}; median of {env['settings']['timed_iterations']} "
-                         f"steps; synthetic data on the GPU; SGD momentum; cudnn.benchmark"})
-            cases.append({"id": rid, "model": r["network"], "device": device, "precision": r["precision"],
-                          "layout": r["layout"], "optimizer": "momentum"})  # train_steps.py's SGD with momentum
+            row(f"{gpu_tag.upper()}-{n:03d}{'fbs'[k]}",
+                f"{gpu_tag}_{r['precision'].replace('-', '_')}{layout}{adam}_{role}", r, metric, r[metric],
+                "images/s" if metric == "images_per_s" else "ms",
+                f"median of {env['settings']['timed_iterations']} steps")
+    for n, r in enumerate(peaks, 1):
+        role = "fit" if r["role"] == "calibrate" else "check"
+        row(f"{gpu_tag.upper()}-M{n:03d}", f"{gpu_tag}_memory_{r['precision'].replace('-', '_')}_{role}", r,
+            "peak_memory_gib", r["peak_allocated_gib"], "GiB", "peak of the timed steps' tensors (max_memory_allocated)")
     write(folder, "calibration.csv", data)
     write(folder, "cases.csv", cases)
     print(f"{len(data)} rows")

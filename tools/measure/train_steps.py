@@ -2,12 +2,12 @@
 """Measure real training steps of steptime's zoo networks with PyTorch on one GPU.
 
 Each configuration (network, precision, batch) trains on synthetic data already on the GPU: the step
-is forward (with the loss), backward and an SGD-with-momentum update, timed per iteration with CUDA
-events between the three. The medians over the timed iterations, and the spread of the step time,
-go to one CSV row. No data loader and no host-to-device copy are timed.
+is forward (with the loss), backward and an update (SGD with momentum, or Adam), timed per iteration
+with CUDA events between the three. The medians over the timed iterations, the spread of the step
+time and the steady steps' peak GPU memory go to one CSV row. No data loader and no host-to-device copy are timed.
 
     python3 tools/measure/train_steps.py --out DIR [--plan fp32,amp] [--batches 64,128] [--channels-last]
-                                         [--profile] [--budget-s 480]
+                                         [--optimizer momentum|adam] [--profile] [--budget-s 480]
 
 writes DIR/environment.json (GPU, driver, library versions, settings), DIR/ceilings.csv (measured
 copy bandwidth, matrix-product rates, launch latency) and DIR/train_steps.csv; with --profile,
@@ -67,13 +67,19 @@ def set_precision(precision):
     return {"amp": torch.float16, "amp-bf16": torch.bfloat16}.get(precision)
 
 
-def training_step(model, resolution, batch, precision, memory_format=torch.contiguous_format):
+OPTIMIZERS = {  # --optimizer: the update rule, each with PyTorch's default (foreach) implementation
+    "momentum": lambda params: torch.optim.SGD(params, lr=1e-3, momentum=0.9),
+    "adam": lambda params: torch.optim.Adam(params, lr=1e-3),
+}
+
+
+def training_step(model, resolution, batch, precision, memory_format=torch.contiguous_format, optimizer="momentum"):
     """One training step on synthetic data as a function of the CUDA events it records (None: none)."""
     dtype = set_precision(precision)
     x = torch.randn(batch, 3, resolution, resolution, device="cuda").to(memory_format=memory_format)
     y = torch.randint(0, 1000, (batch,), device="cuda")
     loss_fn = nn.CrossEntropyLoss()
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    opt = OPTIMIZERS[optimizer](model.parameters())
     scaler = torch.amp.GradScaler("cuda", enabled=dtype == torch.float16)
 
     def step(ev):
@@ -92,8 +98,8 @@ def training_step(model, resolution, batch, precision, memory_format=torch.conti
     return step
 
 
-def measure(model, resolution, batch, precision, memory_format=torch.contiguous_format):
-    step = training_step(model, resolution, batch, precision, memory_format)
+def measure(model, resolution, batch, precision, memory_format=torch.contiguous_format, optimizer="momentum"):
+    step = training_step(model, resolution, batch, precision, memory_format, optimizer)
     times = []
     for it in range(WARMUP + TIMED):
         if it == WARMUP:  # the steady steps' peaks: tensors, and what the caching allocator holds for them
@@ -174,7 +180,7 @@ def ceilings():
     return rows
 
 
-def environment():
+def environment(optimizer):
     def smi(query):
         try:
             return subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader"],
@@ -197,7 +203,8 @@ def environment():
         "settings": {
             "cudnn.benchmark": True,
             "memory_format": "NCHW (contiguous)",
-            "optimizer": "torch.optim.SGD(lr=1e-3, momentum=0.9), default foreach implementation",
+            "optimizer": {"momentum": "torch.optim.SGD(lr=1e-3, momentum=0.9)",
+                          "adam": "torch.optim.Adam(lr=1e-3)"}[optimizer] + ", default foreach implementation",
             "loss": "CrossEntropyLoss over 1000 classes, random labels; counted in the forward time",
             "fp32": "allow_tf32 off for cuDNN and cuBLAS",
             "tf32": "allow_tf32 on for cuDNN and cuBLAS",
@@ -222,6 +229,7 @@ def main():
     ap.add_argument("--profile", action="store_true",
                     help="write kernels.csv: per step, GPU operations and their summed time beside the step time")
     ap.add_argument("--skip-ceilings", action="store_true")
+    ap.add_argument("--optimizer", choices=OPTIMIZERS, default="momentum")
     ap.add_argument("--channels-last", action="store_true", help="NHWC activations and weights (layout column nhwc)")
     args = ap.parse_args()
     start = time.monotonic()
@@ -229,7 +237,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     torch.backends.cudnn.benchmark = True
     with open(os.path.join(args.out, "environment.json"), "w") as f:
-        json.dump(environment(), f, indent=2)
+        json.dump(environment(args.optimizer), f, indent=2)
     if not args.skip_ceilings:
         with open(os.path.join(args.out, "ceilings.csv"), "w", newline="") as f:
             w = csv.writer(f)
@@ -241,7 +249,7 @@ def main():
         fields = ["network", "precision", "batch", "step_ms", "gpu_busy_ms", "gpu_ops"]
         path = os.path.join(args.out, "kernels.csv")
     else:
-        fields = ["network", "precision", "batch", "resolution", "layout", "role", "forward_ms", "backward_ms",
+        fields = ["network", "precision", "batch", "resolution", "layout", "optimizer", "role", "forward_ms", "backward_ms",
                   "optimizer_ms", "step_ms", "step_ms_min", "step_ms_max", "peak_allocated_gib", "peak_reserved_gib",
                   "images_per_s"]
         path = os.path.join(args.out, "train_steps.csv")
@@ -263,7 +271,7 @@ def main():
                         print(f"budget spent: stopped before {name} {precision} {batch}", flush=True)
                         return
                     try:
-                        r = measure(model, resolution, batch, precision, layout)
+                        r = measure(model, resolution, batch, precision, layout, args.optimizer)
                         if args.profile:
                             ops, busy = kernel_profile(model, resolution, batch, precision)
                     except Exception as e:  # out of memory, say: record nothing for it
@@ -275,7 +283,8 @@ def main():
                                "step_ms": f"{r['step_ms']:.3f}", "gpu_busy_ms": f"{busy:.3f}", "gpu_ops": ops}
                     else:
                         row = {"network": name, "precision": precision, "batch": batch, "resolution": resolution,
-                               "layout": "nhwc" if args.channels_last else "nchw", "role": "calibrate" if name in CALIBRATION_NETWORKS else "check",
+                               "layout": "nhwc" if args.channels_last else "nchw", "optimizer": args.optimizer,
+                               "role": "calibrate" if name in CALIBRATION_NETWORKS else "check",
                                **{k: f"{v:.3f}" for k, v in r.items()},
                                "images_per_s": f"{batch / r['step_ms'] * 1e3:.1f}"}
                     w.writerow(row)

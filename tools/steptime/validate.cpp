@@ -2,7 +2,8 @@
 // name (io/published_csv.hpp) with the cost model chosen as in `predict`, and reports the signed error of
 // every row and the MAPE and worst error of each category. With `--anchor DEVICE`, each row is predicted
 // instead from the same quantity measured on DEVICE, times the model's ratio of the two GPUs' times
-// (Habitat's anchored prediction: scale::anchored_ratio).
+// (Habitat's anchored prediction: scale::anchored_ratio). A peak-memory row (GiB) is predicted as the step's
+// memory_footprint, never anchored.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -67,6 +68,13 @@ struct row_result {
     prediction predicted{};  // anchored: the time alone
     double error = 0;      // signed relative: predicted / measured - 1
     std::string skipped{};  // why the row was not predicted (--skip-unsupported, --anchor)
+
+    // The row's quantity as reported: milliseconds, or GiB for peak memory.
+    std::string_view unit() const { return c.measures_memory() ? "GiB" : "ms"; }
+    double measured() const { return c.measures_memory() ? c.peak_memory.value() / 0x1p30 : c.time.value() * 1e3; }
+    double predicted_value() const {
+        return c.measures_memory() ? predicted.memory->total().value() / 0x1p30 : predicted.time.value() * 1e3;
+    }
 };
 
 prediction predict(const io::published_case& c, const validate_options& o, const std::filesystem::path& base) {
@@ -156,6 +164,8 @@ void run_validate(const validate_options& o) {
         try {
             if (o.anchor.empty()) {
                 r.predicted = predict(c, o, cases.base);
+            } else if (c.measures_memory()) {
+                r.skipped = "peak memory is predicted, not anchored";
             } else if (c.device == o.anchor) {
                 r.skipped = "measured on the anchor device";
             } else if (r.anchor = anchor_of(c); !r.anchor) {
@@ -175,7 +185,7 @@ void run_validate(const validate_options& o) {
             rows.push_back(std::move(r));
             continue;
         }
-        r.error = (r.predicted.time / c.time).value() - 1;
+        r.error = r.predicted_value() / r.measured() - 1;
         ++s.rows;
         s.mape += std::abs(r.error);
         if (std::abs(r.error) > std::abs(s.max_error)) s.max_error = r.error;
@@ -193,11 +203,12 @@ void run_validate(const validate_options& o) {
         if (!o.anchor.empty()) j["anchor"] = o.anchor;
         j.update({{"rows", nlohmann::ordered_json::array()}, {"categories", nlohmann::ordered_json::object()}});
         for (const auto& r : rows) {
+            const std::string unit = r.c.measures_memory() ? "gib" : "ms";
             nlohmann::ordered_json row{{"id", r.c.id}, {"category", r.c.category}, {"model", r.c.model},
-                                       {"device", r.c.device}, {"measured_ms", r.c.time.value() * 1e3}};
+                                       {"device", r.c.device}, {"measured_" + unit, r.measured()}};
             if (r.anchor) row.update({{"anchor_id", r.anchor->id}, {"anchor_ms", r.anchor->time.value() * 1e3}});
             if (r.skipped.empty()) {
-                row["predicted_ms"] = r.predicted.time.value() * 1e3;
+                row["predicted_" + unit] = r.predicted_value();
                 row["error"] = r.error;
                 if (const auto& m = r.predicted.memory) row["memory"] = io::to_json(*m);
             } else {
@@ -212,30 +223,35 @@ void run_validate(const validate_options& o) {
         std::cout << j.dump(2) << "\n";
         return;
     }
+    std::size_t id_width = 9, width = 21;  // the id and category columns: the longest and a space
+    for (const auto& r : rows) id_width = std::max(id_width, r.c.id.size() + 1);
+    for (const auto& [name, s] : categories) width = std::max(width, name.size() + 1);
     std::cout << "validation of the " << model << " cost model"
               << (o.anchor.empty() ? "" : ", anchored on " + o.anchor + "'s measurements,") << " against " << rows.size()
               << " published measurements (" << o.data << ")\n\n"
-              << pad_right("id", 9) << pad_right("category", 21) << pad_right("model", 30) << pad_right("device", 17)
-              << pad_left("measured ms", 12) << pad_left("predicted ms", 13) << pad_left("error", 9) << "\n";
+              << pad_right("id", id_width) << pad_right("category", width) << pad_right("model", 30)
+              << pad_right("device", 17)
+              << pad_left("measured", 12) << pad_left("predicted", 13) << pad_left("error", 9) << "  unit\n";
     for (const auto& r : rows) {
         std::string m = r.c.model.size() > 28 ? r.c.model.substr(0, 27) + "~" : r.c.model;
-        std::cout << pad_right(r.c.id, 9) << pad_right(r.c.category, 21) << pad_right(m, 30) << pad_right(r.c.device, 17)
-                  << pad_left(fixed(r.c.time.value() * 1e3, 3), 12);
+        std::cout << pad_right(r.c.id, id_width) << pad_right(r.c.category, width) << pad_right(m, 30)
+                  << pad_right(r.c.device, 17)
+                  << pad_left(fixed(r.measured(), 3), 12);
         const auto& memory = r.predicted.memory;
         if (r.skipped.empty())
-            std::cout << pad_left(fixed(r.predicted.time.value() * 1e3, 3), 13)
-                      << pad_left((r.error >= 0 ? "+" : "") + percent(r.error), 9)
+            std::cout << pad_left(fixed(r.predicted_value(), 3), 13)
+                      << pad_left((r.error >= 0 ? "+" : "") + percent(r.error), 9) << "  " << r.unit()
                       << (memory && !memory->fits() ? "  (memory: " + gib_text(memory->total()) + " GiB of " +
                                                           gib_text(*memory->capacity) + " does not fit)"
                                                     : "")
                       << "\n";
         else
-            std::cout << "  not predicted: " << r.skipped << "\n";
+            std::cout << "  " << r.unit() << ", not predicted: " << r.skipped << "\n";
     }
-    std::cout << "\n" << pad_right("category", 21) << pad_left("rows", 5) << pad_left("MAPE", 9) << pad_left("worst", 9)
+    std::cout << "\n" << pad_right("category", width) << pad_left("rows", 5) << pad_left("MAPE", 9) << pad_left("worst", 9)
               << pad_left("skipped", 9) << "\n";
     for (const auto& [name, s] : categories)
-        std::cout << pad_right(name, 21) << pad_left(std::to_string(s.rows), 5)
+        std::cout << pad_right(name, width) << pad_left(std::to_string(s.rows), 5)
                   << pad_left(s.rows ? percent(s.mape) : "-", 9)
                   << pad_left(s.rows ? (s.max_error >= 0 ? "+" : "") + percent(s.max_error) : "-", 9)
                   << pad_left(std::to_string(s.skipped), 9) << "\n";
