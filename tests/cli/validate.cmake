@@ -48,7 +48,7 @@ if(Python3_FOUND)
   add_test(NAME cli_validate_memory_as_predict
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_memory.py $<TARGET_FILE:steptime_cli>
                    ${h100}/calibration.csv ${h100}/cases.csv)
-  set_tests_properties(cli_validate_memory_as_predict PROPERTIES PASS_REGULAR_EXPRESSION "8 of 72 peak-memory rows as predict's footprint")
+  set_tests_properties(cli_validate_memory_as_predict PROPERTIES PASS_REGULAR_EXPRESSION "8 of 88 peak-memory rows as predict's footprint")
   # Issue 5: the default model beats paleo-compat with PALEO's TensorFlow preset (0.62, 0.72) on every category.
   add_test(NAME cli_validate_beats_paleo_compat
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_beats_baseline.py $<TARGET_FILE:steptime_cli>
@@ -146,7 +146,7 @@ cli_fails(validate_repeated_row "^steptime: error: [^\n]*twice-data.csv:3: colum
 add_test(NAME cli_validate_h100 COMMAND ${cli} validate --data ${validation}/pytorch-h100/calibration.csv
          --cases ${validation}/pytorch-h100/cases.csv)
 set_tests_properties(cli_validate_h100 PROPERTIES PASS_REGULAR_EXPRESSION
-  "against 747 published measurements.*h100_amp_adam_check +33 .*h100_amp_bf16_check +105 .*h100_amp_nhwc_check +24 .*h100_fp32_fit +27 .*h100_memory_amp_check +30 .*h100_memory_fp32_fit +6 .*h100_tf32_nhwc_fit +12 +[0-9.]+% +[-+][0-9.]+% +0\n")
+  "against 763 published measurements.*h100_amp_adam_check +33 .*h100_amp_bf16_check +105 .*h100_amp_nhwc_check +24 .*h100_fp32_fit +27 .*h100_memory_amp_check +30 .*h100_memory_fp32_fit +6 .*h100_memory_full_amp_check +6 .*h100_tf32_nhwc_fit +12 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # The H200's (no constant came from them) and the H100's convolutions timed alone (kernel rows with a phase).
 add_test(NAME cli_validate_h200 COMMAND ${cli} validate --data ${validation}/pytorch-h200/calibration.csv
          --cases ${validation}/pytorch-h200/cases.csv)
@@ -199,6 +199,10 @@ if(Python3_FOUND)
   memory_fit(calibration calibration.csv cases.csv "^fit: 32 of 66 rows .*memory 0\\.07-0\\.69 of")
   memory_fit(megatron_sc21 megatron-sc21/calibration.csv megatron-sc21/cases.csv "^fit: 1 of 1 rows .*memory 0\\.69-0\\.69 of")
   memory_fit(tf_k80 tf-benchmarks-k80/calibration.csv tf-benchmarks-k80/cases.csv "^fit: 23 of 23 rows .*memory 0\\.13-0\\.69 of")
+  # The H100's steps, with the largest batch of each of eight networks that ran (largest_batch.py): 0.97 of its
+  # memory as predicted, at most, so every one of them fits, 1.03x the measured largest batch at least.
+  memory_fit(pytorch_h100 pytorch-h100/calibration.csv pytorch-h100/cases.csv
+             "^fit: 763 of 763 rows .*memory 0\\.00-0\\.97 of the GPU's, the largest batch 1\\.03-")
 endif()
 # Held-out published training steps on a Tesla K80 (TensorFlow's tf_cnn_benchmarks page), with the same page's
 # P100 rows to anchor them: every row predicted, the first row's step 64 images / 30.5 images/s = 2098.361 ms.

@@ -3,13 +3,15 @@
 
     python3 tools/measure/to_calibration.py DIR DEVICE
 
-reads DIR/environment.json and DIR/train_steps*.csv (train_steps.csv, then train_steps-channels-last.csv
-where there is one) and writes DIR/calibration.csv (three rows per configuration: forward_ms,
-backward_ms and images_per_s for the whole step) and DIR/cases.csv (the zoo network, the catalog DEVICE,
-the precision, the layout and the optimizer of each row), ready for
+reads DIR/environment.json and train_steps.py's DIR/train_steps*.csv (train_steps.csv,
+train_steps-channels-last.csv, train_steps-adam.csv, each where there is one) and writes DIR/calibration.csv
+(three rows per configuration: forward_ms, backward_ms and images_per_s for the whole step) and DIR/cases.csv
+(the zoo network, the catalog DEVICE, the precision, the layout and the optimizer of each row), ready for
 `steptime validate --data DIR/calibration.csv --cases DIR/cases.csv`. The category of a row is
-<gpu>_<precision>[_nhwc]_<role>: role "fit" for the networks train_steps.py set aside for choosing model
-constants, "check" for the rest.
+<gpu>_<precision>[_nhwc][_adam]_<role>: role "fit" for the networks train_steps.py set aside for choosing
+model constants, "check" for the rest. Each step with a peak allocated memory (those files' and
+train_steps-peak-memory.csv's) makes a peak_memory_gib row too, <gpu>_memory_<precision>_<role>, and each
+of largest_batch.py's DIR/largest_batch.csv one at its largest batch, <gpu>_memory_full_<precision>_<role>.
 
 Where DIR/conv_layers.csv (conv_layers.py) is, it writes DIR/conv_calibration.csv and DIR/conv_cases.csv
 too: one kernel_ms row per network, convolution shape, variant and pass, predicted as a conv2d spec with
@@ -88,7 +90,6 @@ def read_steps(folder, name):
 def main(folder, device):
     env = json.load(open(os.path.join(folder, "environment.json")))
     framework = f"PyTorch {env['torch']} (CUDA {env['cuda']}, cuDNN {env['cudnn']})"
-    source = source_of(env, "train_steps.py")
     gpu_tag = device.split("-")[0]
     data, cases = [], []
     steps = [r for name in TIMED_FILES for r in read_steps(folder, name)]
@@ -96,13 +97,13 @@ def main(folder, device):
     peaks = [r for name in TIMED_FILES + ("train_steps-peak-memory.csv",) for r in read_steps(folder, name)
              if r.get("peak_allocated_gib") and r["network"] != "alexnet"]
 
-    def row(rid, category, r, metric, value, unit, notes):
+    def row(rid, category, r, metric, value, unit, notes, script="train_steps.py", autotuner="cudnn.benchmark"):
         data.append({
             "id": rid, "category": category, "model": r["network"], "framework": framework, "gpu": env["gpu"],
             "num_gpus": 1, "precision": PRECISION_TEXT[r["precision"]], "batch_per_gpu": r["batch"], "metric": metric,
-            "value": value, "unit": unit, "parallelism": "none", "interconnect": "n/a", "source": source,
+            "value": value, "unit": unit, "parallelism": "none", "interconnect": "n/a", "source": source_of(env, script),
             "notes": f"{r['resolution']}x{r['resolution']} {r['layout'].upper()}; {notes}; synthetic data on the GPU; "
-                     f"{OPTIMIZER_TEXT[optimizer_of(r)]}; cudnn.benchmark"})
+                     f"{OPTIMIZER_TEXT[optimizer_of(r)]}; {autotuner}"})
         cases.append({"id": rid, "model": r["network"], "device": device, "precision": r["precision"],
                       "layout": r["layout"], "optimizer": optimizer_of(r)})
 
@@ -119,11 +120,17 @@ def main(folder, device):
         role = "fit" if r["role"] == "calibrate" else "check"
         row(f"{gpu_tag.upper()}-M{n:03d}", f"{gpu_tag}_memory_{r['precision'].replace('-', '_')}_{role}", r,
             "peak_memory_gib", r["peak_allocated_gib"], "GiB", "peak of the timed steps' tensors (max_memory_allocated)")
+    fit_networks = {r["network"] for r in steps if r["role"] == "calibrate"}
+    for n, r in enumerate(read_steps(folder, "largest_batch.csv"), 1):  # largest_batch.py's, at the batch that ran
+        role = "fit" if r["network"] in fit_networks else "check"
+        row(f"{gpu_tag.upper()}-L{n:02d}", f"{gpu_tag}_memory_full_{r['precision'].replace('-', '_')}_{role}",
+            {**r, "batch": r["largest_batch"]}, "peak_memory_gib", r["peak_allocated_gib"], "GiB",
+            f"the largest batch that ran (the next, {r['first_failing_batch']}, did not): its peak allocated memory",
+            "largest_batch.py", "cudnn.benchmark off")
     write(folder, "calibration.csv", data)
     write(folder, "cases.csv", cases)
     print(f"{len(data)} rows")
     if os.path.exists(os.path.join(folder, "conv_layers.csv")):
-        fit_networks = {r["network"] for r in steps if r["role"] == "calibrate"}
         convolutions(folder, device, env, framework, gpu_tag, fit_networks)
 
 
