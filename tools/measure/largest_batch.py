@@ -15,14 +15,13 @@ did not, the peak allocated and reserved memory of the largest, and the memory t
 Rows are flushed as they are found, so a run stopped at its time limit keeps them.
 """
 import argparse
-import csv
 import gc
 import os
 import time
 
 import torch
 
-from train_steps import NETWORKS, OPTIMIZERS, training_step
+from train_steps import NETWORKS, OPTIMIZERS, csv_appender, training_step
 
 FIRST = 64  # the first batch tried; every zoo network fits it on a data-centre GPU
 MOST = 8192  # no batch above this is tried
@@ -84,14 +83,10 @@ def main():
     torch.backends.cudnn.benchmark = False
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "largest_batch.csv")
-    new = not os.path.exists(path)
     device_gib = torch.cuda.get_device_properties(0).total_memory / 2**30
-    fields = ["network", "precision", "resolution", "layout", "optimizer", "largest_batch", "first_failing_batch",
-              "peak_allocated_gib", "peak_reserved_gib", "device_memory_gib"]
-    with open(path, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        if new:
-            w.writeheader()
+    f, w = csv_appender(path, ["network", "precision", "resolution", "layout", "optimizer", "largest_batch",
+                               "first_failing_batch", "peak_allocated_gib", "peak_reserved_gib", "device_memory_gib"])
+    with f:
         for name in args.networks.split(","):
             build, resolution = NETWORKS[name]
             model = build().cuda().train()

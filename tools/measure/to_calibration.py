@@ -125,7 +125,8 @@ def main(folder, device):
         role = "fit" if r["network"] in fit_networks else "check"
         row(f"{gpu_tag.upper()}-L{n:02d}", f"{gpu_tag}_memory_full_{r['precision'].replace('-', '_')}_{role}",
             {**r, "batch": r["largest_batch"]}, "peak_memory_gib", r["peak_allocated_gib"], "GiB",
-            f"the largest batch that ran (the next, {r['first_failing_batch']}, did not): its peak allocated memory",
+            (f"the largest batch that ran (the next, {r['first_failing_batch']}, did not)" if r["first_failing_batch"]
+             else "the largest batch tried, which ran") + ": its peak allocated memory",
             "largest_batch.py", "cudnn.benchmark off")
     write(folder, "calibration.csv", data)
     write(folder, "cases.csv", cases)

@@ -180,6 +180,16 @@ def ceilings():
     return rows
 
 
+def csv_appender(path, fields):
+    """A file open to append rows of `fields` to `path`, and its DictWriter; the header first in a new file."""
+    new = not os.path.exists(path)
+    f = open(path, "a", newline="")
+    w = csv.DictWriter(f, fieldnames=fields)
+    if new:
+        w.writeheader()
+    return f, w
+
+
 def environment(optimizer):
     def smi(query):
         try:
@@ -253,11 +263,8 @@ def main():
                   "optimizer_ms", "step_ms", "step_ms_min", "step_ms_max", "peak_allocated_gib", "peak_reserved_gib",
                   "images_per_s"]
         path = os.path.join(args.out, "train_steps.csv")
-    new = not os.path.exists(path)
-    with open(path, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        if new:
-            w.writeheader()
+    f, w = csv_appender(path, fields)
+    with f:
         for name in args.networks.split(","):
             build, resolution = NETWORKS[name]
             try:
