@@ -93,6 +93,14 @@ def main(folder, device):
     gpu_tag = device.split("-")[0]
     data, cases = [], []
     steps = [r for name in TIMED_FILES for r in read_steps(folder, name)]
+    fit_networks = {r["network"] for r in steps if r["role"] == "calibrate"}
+
+    def role(r):
+        return "fit" if r["network"] in fit_networks else "check"
+
+    def precision(r):
+        return r["precision"].replace("-", "_")
+
     # torchvision's AlexNet holds 61.1M weights where the zoo's (alex_v2) holds 50.3M: its memory is another network's.
     peaks = [r for name in TIMED_FILES + ("train_steps-peak-memory.csv",) for r in read_steps(folder, name)
              if r.get("peak_allocated_gib") and r["network"] != "alexnet"]
@@ -108,22 +116,16 @@ def main(folder, device):
                       "layout": r["layout"], "optimizer": optimizer_of(r)})
 
     for n, r in enumerate(steps, 1):
-        role = "fit" if r["role"] == "calibrate" else "check"
         layout = "_nhwc" if r["layout"] == "nhwc" else ""
         adam = "_adam" if optimizer_of(r) == "adam" else ""
         for k, metric in enumerate(("forward_ms", "backward_ms", "images_per_s")):
-            row(f"{gpu_tag.upper()}-{n:03d}{'fbs'[k]}",
-                f"{gpu_tag}_{r['precision'].replace('-', '_')}{layout}{adam}_{role}", r, metric, r[metric],
-                "images/s" if metric == "images_per_s" else "ms",
-                f"median of {env['settings']['timed_iterations']} steps")
+            row(f"{gpu_tag.upper()}-{n:03d}{'fbs'[k]}", f"{gpu_tag}_{precision(r)}{layout}{adam}_{role(r)}", r,
+                metric, r[metric], "images/s" if metric == "images_per_s" else "ms", f"median of {env['settings']['timed_iterations']} steps")
     for n, r in enumerate(peaks, 1):
-        role = "fit" if r["role"] == "calibrate" else "check"
-        row(f"{gpu_tag.upper()}-M{n:03d}", f"{gpu_tag}_memory_{r['precision'].replace('-', '_')}_{role}", r,
+        row(f"{gpu_tag.upper()}-M{n:03d}", f"{gpu_tag}_memory_{precision(r)}_{role(r)}", r,
             "peak_memory_gib", r["peak_allocated_gib"], "GiB", "peak of the timed steps' tensors (max_memory_allocated)")
-    fit_networks = {r["network"] for r in steps if r["role"] == "calibrate"}
     for n, r in enumerate(read_steps(folder, "largest_batch.csv"), 1):  # largest_batch.py's, at the batch that ran
-        role = "fit" if r["network"] in fit_networks else "check"
-        row(f"{gpu_tag.upper()}-L{n:02d}", f"{gpu_tag}_memory_full_{r['precision'].replace('-', '_')}_{role}",
+        row(f"{gpu_tag.upper()}-L{n:02d}", f"{gpu_tag}_memory_full_{precision(r)}_{role(r)}",
             {**r, "batch": r["largest_batch"]}, "peak_memory_gib", r["peak_allocated_gib"], "GiB",
             (f"the largest batch that ran (the next, {r['first_failing_batch']}, did not)" if r["first_failing_batch"]
              else "the largest batch tried, which ran") + ": its peak allocated memory",

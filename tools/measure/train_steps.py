@@ -146,26 +146,29 @@ def kernel_profile(model, resolution, batch, precision):
     return len(gpu), sum(e.time_range.elapsed_us() for e in gpu) / 1e3
 
 
+def timed(fn, reps=20):
+    """Seconds per call of `fn`, back to back after 3 warm-up calls."""
+    for _ in range(3):
+        fn()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(reps):
+        fn()
+    b.record()
+    torch.cuda.synchronize()
+    return a.elapsed_time(b) / reps / 1e3
+
+
+def copy_bandwidth():
+    """Bytes read and written per second by a 1 GiB device-to-device copy."""
+    src = torch.randn(1 << 28, device="cuda")
+    dst = torch.empty_like(src)
+    return 2 * src.numel() * 4 / timed(lambda: dst.copy_(src))
+
+
 def ceilings():
     """The device's own ceilings, measured once: copy bandwidth, matrix-product rates, launch latency."""
-    rows = []
-
-    def timed(fn, reps=20):
-        for _ in range(3):
-            fn()
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(reps):
-            fn()
-        b.record()
-        torch.cuda.synchronize()
-        return a.elapsed_time(b) / reps / 1e3  # seconds per call
-
-    src = torch.randn(1 << 28, device="cuda")  # 1 GiB
-    dst = torch.empty_like(src)
-    t = timed(lambda: dst.copy_(src))
-    rows.append(("copy_bandwidth", 2 * src.numel() * 4 / t / 1e9, "GB/s", "1 GiB device-to-device copy; bytes read + written"))
-    del src, dst
+    rows = [("copy_bandwidth", copy_bandwidth() / 1e9, "GB/s", "1 GiB device-to-device copy; bytes read + written")]
     n = 8192
     for name, dtype, tf32 in (("matmul_fp32", torch.float32, False), ("matmul_tf32", torch.float32, True),
                               ("matmul_fp16", torch.float16, False), ("matmul_bf16", torch.bfloat16, False)):

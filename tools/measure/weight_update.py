@@ -16,7 +16,7 @@ import statistics
 
 import torch
 
-from train_steps import NETWORKS, csv_appender
+from train_steps import NETWORKS, copy_bandwidth, csv_appender
 
 RULES = {"momentum": lambda p, impl: torch.optim.SGD(p, lr=1e-3, momentum=0.9, **impl),
          "adam": lambda p, impl: torch.optim.Adam(p, lr=1e-3, **impl)}
@@ -24,6 +24,7 @@ IMPLEMENTATIONS = {"foreach": {"foreach": True}, "fused": {"fused": True}, "for-
 
 
 def timed_ms(fn, warmup=3, reps=20):
+    """The median of `fn`'s times (ms), each from an idle GPU: what the host takes to issue it counts."""
     for _ in range(warmup):
         fn()
     times = []
@@ -43,10 +44,7 @@ def main():
     ap.add_argument("--networks", default="resnet50,vgg16,densenet121")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    src = torch.randn(1 << 28, device="cuda")
-    dst = torch.empty_like(src)
-    copy_bps = 2 * src.numel() * 4 / (timed_ms(lambda: dst.copy_(src)) / 1e3)  # bytes read + written per second
-    del src, dst
+    copy_bps = copy_bandwidth()
     f, w = csv_appender(os.path.join(args.out, "weight_update.csv"),
                         ["network", "parameters", "tensors", "optimizer", "implementation", "step_ms", "copy_gbps",
                          "bytes_per_parameter"])
