@@ -501,6 +501,34 @@ TEST_CASE("kernel: NCHW transposes tensor-core convolutions and prices batch nor
     CHECK(cost::parse_conv_library("cudnn8") == std::nullopt);
 }
 
+TEST_CASE("kernel: windowed pooling runs at its SMs' cycles per element, not at DRAM speed") {
+    // VGG-16's first pool at batch 128 on an H100 (132 SMs quoted at 1980 MHz): 224x224x64 in, 112x112x64 out.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(224, 224, 64)});
+    net.add("x", ops::passthrough{}, {"data"});  // a gradient flows back to x, none into the data
+    net.add("pool", max_pool(2, 2), {"x"});
+    ops::pool2d global{.type = ops::pool2d::method::average, .global = true};
+    net.add("gap", global, {"pool"});
+    const cost::kernel k{};
+    const device& h100 = devices::get("h100-sxm5-80gb");
+    const auto time = [&](const char* name, pass p, element_type e) {
+        return k.layer(net, *net.find(name), p, cost_context{h100, 128, e}).total().value();
+    };
+    const double sm_cycles_per_s = 132 * 1980e6, in = 224.0 * 224 * 64 * 128, out = 112.0 * 112 * 64 * 128;
+    // Forward: 3.7 SM cycles per output (102.8M outputs: 1.455 ms), where DRAM would take the FP32 bytes
+    // (5 x 102.8M x 4 B = 2.06 GB) in 0.77 ms at 0.8 x 3350 GB/s; plus the launch. FP16 takes as long.
+    CHECK(close(time("pool", pass::forward, element_type::fp32), 3.7 * out / sm_cycles_per_s + 5e-6));
+    CHECK(close(time("pool", pass::forward, element_type::fp16), time("pool", pass::forward, element_type::fp32)));
+    // Backward: 2.7 cycles per input (411M: 4.24 ms) against 3.7 GB of FP32 reads and writes (1.38 ms).
+    CHECK(close(time("pool", pass::backward, element_type::fp32), 2.7 * in / sm_cycles_per_s + 5e-6));
+    // A global pool reduces each plane in one window: priced by its bytes.
+    const auto gap = k.layer(net, *net.find("gap"), pass::forward, cost_context{h100, 128});
+    CHECK(close(gap.total().value(), gap.traffic.value() / (0.8 * 3350e9) + 5e-6));
+    // Without an SM count there are no cycles to count: the roofline alone (the FP32 bytes at 0.8 x 1e11).
+    const auto bare = k.layer(net, *net.find("pool"), pass::forward, cost_context{test_device(), 128});
+    CHECK(close(bare.total().value(), bare.traffic.value() / 0.8e11 + 5e-6));
+}
+
 TEST_CASE("kernel: the kernels a training step adds around the layers' own") {
     const device dev = test_device();  // 1 TFLOP/s, 100 GB/s: memory-bound kernels at 0.8e11 B/s
     network net;
@@ -585,6 +613,9 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k = {};
     k.efficiency.nchw_strided_per_sm = bytes_per_second_of(-1);
     CHECK(err(k) == "kernel: nchw_strided_per_sm is -1.000000 B/s, expected a finite positive bandwidth");
+    k = {};
+    k.efficiency.pool_cycles_backward = -1;
+    CHECK(err(k) == "kernel: pool_cycles_backward is -1.000000, expected a finite number of SM cycles, at least 0");
     k = {};
     k.host_overhead = seconds_of(-1);
     CHECK(err(k) == "kernel: host_overhead is -1.000000 s, expected a finite non-negative time");

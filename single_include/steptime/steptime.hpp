@@ -2691,6 +2691,13 @@ struct kernel_efficiency {
     // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores. A 5x5
     // one keeps the same share of F(2x2,5x5)'s larger saving (kernel::winograd).
     double winograd_speedup = 1.5;
+    // Windowed pooling kernels do not run at DRAM speed: each thread works out its window's NCHW offsets and
+    // loads them one after another, so an SM gets through a few elements every few cycles, and an FP16 pass
+    // takes as long as an FP32 one. SM cycles per output element going forward and per input element going
+    // backward: the H100's ResNet-50 (3x3 windows) and VGG-16 (2x2) profiles, 4.1 and 3.2 forward, 2.9 and
+    // 2.5 backward (validation/measured/pytorch-h100/README.md).
+    double pool_cycles_forward = 3.7;
+    double pool_cycles_backward = 2.7;
 };
 
 // GEMM dimensions of a matmul-like kernel: C[m x n] += A[m x k] B[k x n], `groups` of them in one launch
@@ -2740,6 +2747,13 @@ struct kernel {
         if (const double v = efficiency.nchw_strided_per_sm.value(); !(v > 0 && std::isfinite(v)))
             throw invalid_argument("kernel: nchw_strided_per_sm is " + std::to_string(v) +
                                    " B/s, expected a finite positive bandwidth");
+        const auto require_cycles = [](std::string_view field, double cycles) {
+            if (!(cycles >= 0 && std::isfinite(cycles)))
+                throw invalid_argument("kernel: " + std::string(field) + " is " + std::to_string(cycles) +
+                                       ", expected a finite number of SM cycles, at least 0");
+        };
+        require_cycles("pool_cycles_forward", efficiency.pool_cycles_forward);
+        require_cycles("pool_cycles_backward", efficiency.pool_cycles_backward);
         if (!(efficiency.winograd_speedup >= 1 && efficiency.winograd_speedup <= 4))
             throw invalid_argument("kernel: winograd_speedup is " + std::to_string(efficiency.winograd_speedup) +
                                    ", expected a factor in [1, 4] (F(4x4,3x3) saves at most 4x)");
@@ -2812,10 +2826,10 @@ private:
     // More than 64 FP32 lanes per SM: the FP32 peak over 2 FLOPs x SMs x the clock it is quoted at (boost
     // where given). Devices without an SM count are taken as 64-lane.
     static bool wide_sm(const device& d) {
-        if (!d.sm_count) return false;
-        const double clock = (d.boost_clock ? *d.boost_clock : d.clock).value();
-        return d.peak.fp32.value() / (2 * *d.sm_count * clock) > 96;
+        return d.sm_count && d.peak.fp32.value() / (2 * *d.sm_count * quoted_clock(d).value()) > 96;
     }
+    // The clock a device's peaks are quoted at: its boost clock where given.
+    static hertz quoted_clock(const device& d) { return d.boost_clock ? *d.boost_clock : d.clock; }
 
     // Going backward, a layer's output read by k layers receives k gradients, which the framework adds pairwise
     // before the layer back-propagates (PyTorch's autograd; TensorFlow's AddN): k - 1 element-wise kernels,
@@ -2907,11 +2921,12 @@ private:
         double winograd_filter = 0;
         bool transposed = false;     // a convolution transposed around tensor cores in NCHW (not 1x1 stride 1)
         bool normalization = false;  // batch norm (FP32 cost in NCHW)
+        double sm_cycles = 0;        // the least the kernel spends, in SM cycles (windowed pooling's)
     };
 
     // What decides a kernel's pipe and time: the implicit GEMM of a convolution or dense layer in pass q
     // (NHWC; per group for grouped convolutions), or the kind of an element-wise kernel.
-    static kernel_traits traits_of(const layer_op& op, pass q, const steptime::layer<layer_op>& l, std::int64_t batch) {
+    kernel_traits traits_of(const layer_op& op, pass q, const steptime::layer<layer_op>& l, std::int64_t batch) const {
         const double n = static_cast<double>(batch);
         const auto by_pass = [&](double rows, double out, double in) -> gemm_shape {  // forward: [rows x in][in x out]
             switch (q) {
@@ -2943,6 +2958,11 @@ private:
                     by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
                             static_cast<double>(l.inputs[0].c())),
                     static_cast<double>(l.inputs[0].c()), 0, true};
+        }
+        if (const auto* pl = std::get_if<ops::pool2d>(&op); pl && !pl->global) {
+            const bool forward = q == pass::forward;
+            const double elements = static_cast<double>((forward ? l.output : l.inputs[0]).elements()) * n;
+            return {.sm_cycles = elements * (forward ? efficiency.pool_cycles_forward : efficiency.pool_cycles_backward)};
         }
         return {.normalization = std::holds_alternative<ops::batch_norm>(op)};
     }
@@ -2991,6 +3011,13 @@ private:
             rate *= gemm.utilization;
         }
         layer_time t = detail::roofline_kernel(w, rate, bandwidth, launch_overhead);
+        if (k.sm_cycles > 0 && c.dev.sm_count) {  // the SMs' own ceiling, where it is lower than the roofline's
+            const seconds busy = seconds_of(k.sm_cycles / (*c.dev.sm_count * quoted_clock(c.dev).value()));
+            if (busy > t.fetch + t.compute + t.write) {
+                t.fetch = t.write = seconds{};
+                t.compute = busy;
+            }
+        }
         if (gemm.split > 1) {  // split-K: each slice writes its FP32 partial product, read back to sum them
             const double partials = gemm.split * k.shape.m * k.shape.n * k.shape.groups * 4;
             layer_time sum = detail::roofline_kernel({0, partials, partials}, rate, bandwidth, seconds{});
