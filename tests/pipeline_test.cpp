@@ -206,8 +206,8 @@ TEST_CASE("pipeline: interleaved, stage s holds chunks s, s + p, ...: its weight
     const auto e = estimate(net, dev, model, ring_over(ten_gbytes), data_parallel{2}, pipeline_parallel{2, 4, 2, ten_gbytes},
                             {.batch = 8});
     const cost_context ctx{dev, 8, element_type::fp32};
-    CHECK(s(e.parts[0].update) == doctest::Approx(s(model.update(702800, ctx).total())).epsilon(1e-12));
-    CHECK(s(e.parts[1].update) == doctest::Approx(s(model.update(1406000, ctx).total())).epsilon(1e-12));
+    CHECK(s(e.parts[0].update) == doctest::Approx(s(model.update(weights{702800}, ctx).total())).epsilon(1e-12));
+    CHECK(s(e.parts[1].update) == doctest::Approx(s(model.update(weights{1406000}, ctx).total())).epsilon(1e-12));
     // A ring of 2 over 10 GB/s: 2 steps of half the FP32 gradients.
     CHECK(s(e.parts[0].sync) == doctest::Approx(2 * (1e-6 + 702800.0 * 4 / 2 / 10e9)).epsilon(1e-12));
     CHECK(e.parameters == 1406000);
@@ -312,9 +312,11 @@ TEST_CASE("pipeline: each stage updates its own weights; replicas all-reduce eac
     CHECK(s(e.parts[1].sync) == doctest::Approx(6 * (1e-6 + 108288.0 * 2 / 4 / 10e9) + tied).epsilon(1e-12));
     CHECK(e.gradient_bytes.value() == doctest::Approx(110208.0 * 2));
     CHECK(e.parameters == 110208);
+    // Each stage's share of the network's weight tensors, which the host's work in FP16 counts.
     const cost_context ctx{dev, 2, element_type::fp16};
-    CHECK(s(e.update) == doctest::Approx(s(model.update(110208, ctx).total())).epsilon(1e-12));
-    CHECK(s(e.parts[1].update) == doctest::Approx(s(model.update(108288, ctx).total())).epsilon(1e-12));
+    const weights whole{net.parameter_count(), net.parameter_tensor_count()};
+    CHECK(s(e.update) == doctest::Approx(s(model.update(whole.part(110208), ctx).total())).epsilon(1e-12));
+    CHECK(s(e.parts[1].update) == doctest::Approx(s(model.update(whole.part(108288), ctx).total())).epsilon(1e-12));
     CHECK(s(e.total) == doctest::Approx(s(e.forward + e.backward + e.pipeline_communication + e.bubble + e.update +
                                          e.exposed_communication)).epsilon(1e-12));
     CHECK(e.batch == 4 * 6 * 2);

@@ -505,3 +505,27 @@ TEST_CASE("gpt: the models without transformer layers refuse them by name, not a
     CHECK(refusal(cost::paleo_compat{}, "layer1/qkv") ==
           "layer 'layer1/qkv': paleo-compat's inner products flatten their input and own their weights");
 }
+
+TEST_CASE("parameter tensors: what PyTorch's optimizers walk, layer by layer") {
+    // len(list(model.parameters())) of torchvision's networks, as validation/measured/pytorch-h100/weight_update.csv
+    // recorded them: a convolution's weight (no bias before batch norm), batch norm's scale and shift, the
+    // classifier's weight and bias. ResNet-50: 53 convolutions, 53 batch norms, the fc: 53 + 106 + 2.
+    CHECK(zoo::resnet50().parameter_tensor_count() == 161);
+    CHECK(zoo::resnet152().parameter_tensor_count() == 467);      // 155 + 310 + 2
+    CHECK(zoo::densenet121().parameter_tensor_count() == 364);    // 120 + 242 + 2
+    CHECK(zoo::vgg16().parameter_tensor_count() == 32);           // 16 weights and 16 biases
+    // A recurrent layer holds w_ih, w_hh, b_ih, b_hh, without input weights three; an embedding its token
+    // table and a position table where it has one; a layer without parameters none.
+    ops::recurrent lstm{.hidden = 8};
+    CHECK(ops::parameter_tensors(lstm, 1) == 4);
+    lstm.skip_input = true;
+    CHECK(ops::parameter_tensors(lstm, 1) == 3);
+    CHECK(ops::parameter_tensors(ops::embedding{.vocabulary = 10, .features = 4}, 40) == 1);
+    CHECK(ops::parameter_tensors(ops::embedding{.vocabulary = 10, .features = 4, .positions = 8}, 72) == 2);
+    CHECK(ops::parameter_tensors(ops::activation{}, 0) == 0);
+    // A part of the weights (a pipeline stage's) holds its share of the tensors, at least one.
+    const weights whole{1000, 10};
+    CHECK(whole.part(250).tensors == 3);  // 2.5, rounded half away from zero
+    CHECK(whole.part(1).tensors == 1);
+    CHECK(whole.part(0).tensors == 0);
+}

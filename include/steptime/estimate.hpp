@@ -206,7 +206,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         r.backward = std::max(r.backward, model.pass_floor(bwd_kernels));
     }
     r.parameters = model.parameters(net);
-    r.update = model.update(r.parameters, ctx).total();
+    r.update = model.update(weights{r.parameters, net.parameter_tensor_count()}, ctx).total();
     r.total = r.forward + r.backward + r.update;
     if (group && r.group_communication.value() == 0)  // a split network whose parts never combine their results
         throw invalid_model("network '" + net.name() + "' is split over " + std::to_string(net.tensor_parallel) +

@@ -898,6 +898,7 @@ inline const device& get(std::string_view name) {
 // steptime/ops/layer_op.hpp: the Operation concept and layer_op, the variant of the built-in operations.
 
 #include <concepts>
+#include <type_traits>
 #include <variant>
 
 // ---- begin steptime/ops/activation.hpp ----
@@ -1843,6 +1844,21 @@ inline tensor_shape infer(const layer_op& op, std::span<const tensor_shape> in, 
 inline std::int64_t parameters(const layer_op& op, std::span<const tensor_shape> in) {
     return std::visit([&](const auto& o) { return o.parameters(in); }, op);
 }
+// The tensors that hold a layer's `parameters` (its optimizer's host work is per tensor): a weight and, where it
+// has one, a bias; a scale and a shift; a token table and, where it has one, a position table; a recurrent
+// layer's input and recurrent weights and their two biases (PyTorch's w_ih, w_hh, b_ih, b_hh).
+inline std::int64_t parameter_tensors(const layer_op& op, std::int64_t parameters) {
+    if (parameters == 0) return 0;
+    return std::visit(
+        [](const auto& o) -> std::int64_t {
+            using O = std::decay_t<decltype(o)>;
+            if constexpr (requires { o.bias; }) return o.bias ? 2 : 1;
+            if constexpr (std::is_same_v<O, recurrent>) return o.skip_input ? 3 : 4;
+            if constexpr (std::is_same_v<O, embedding>) return o.positions > 0 ? 2 : 1;
+            return 2;  // batch and layer norm
+        },
+        op);
+}
 inline op_work work(const layer_op& op, phase p, const work_args& a) {
     return std::visit([&](const auto& o) { return o.work(p, a); }, op);
 }
@@ -1979,6 +1995,12 @@ public:
         for (auto v : vertices()) n = detail::checked_add(n, g_[v].parameters, "network '" + name_ + "' parameter count");
         return n;
     }
+    // The tensors that hold them (ops::parameter_tensors).
+    std::int64_t parameter_tensor_count() const {
+        std::int64_t n = 0;
+        for (auto v : vertices()) n += ops::parameter_tensors(g_[v].op, g_[v].parameters);
+        return n;
+    }
     // Elements of every layer's output for one sample (PALEO's activation count, input included).
     std::int64_t activation_elements() const {
         std::int64_t n = 0;
@@ -2110,16 +2132,31 @@ struct cost_context {
     bool framework_kernels = true;
 };
 
+// The weights a device updates: their parameters, and the tensors that hold them (a framework's optimizer
+// works per tensor on the host).
+struct weights {
+    std::int64_t parameters = 0;
+    std::int64_t tensors = 0;
+
+    // A part of them (a pipeline stage's, a model-parallel split's): its parameters, and its share of the
+    // tensors (at least one where it has parameters).
+    weights part(std::int64_t n) const {
+        if (n <= 0 || parameters <= 0) return {};
+        const double share = static_cast<double>(n) / static_cast<double>(parameters);
+        return {n, std::max<std::int64_t>(1, std::llround(share * static_cast<double>(tensors)))};
+    }
+};
+
 // A cost model turns (layer, pass, device) into a layer_time, counts the trained parameters of a
-// network, and prices the weight update of a number of them; validate() throws invalid_argument for
-// settings it cannot use (estimate() calls it once).
+// network, and prices the update of some weights; validate() throws invalid_argument for settings it
+// cannot use (estimate() calls it once).
 template <class M, class Net>
 concept CostModel = requires(const M& m, const Net& net, typename Net::vertex v, pass p, const cost_context& c,
-                             std::int64_t params) {
+                             const weights& w) {
     { M::name } -> std::convertible_to<std::string_view>;
     { m.layer(net, v, p, c) } -> std::same_as<layer_time>;
     { m.parameters(net) } -> std::same_as<std::int64_t>;
-    { m.update(params, c) } -> std::same_as<layer_time>;
+    { m.update(w, c) } -> std::same_as<layer_time>;
     m.validate();
 };
 
@@ -2215,7 +2252,8 @@ struct paleo_compat {
     }
 
     // 5.2: update of S = 4 * params weight bytes: F = 2 (S // 4), memory 3 Mem(S); always at PPP 1.0.
-    layer_time update(std::int64_t params, const cost_context& c) const {
+    layer_time update(const weights& updated, const cost_context& c) const {
+        const std::int64_t params = updated.parameters;
         paleo_compat at_one = *this;
         at_one.ppp_compute = ratio_of(1.0);
         const units u(c, at_one);
@@ -2395,14 +2433,35 @@ enum class optimizer { sgd, momentum, adam };
 struct update_work {
     double flops_per_param, tensors_read, tensors_written;
     double state_tensors;  // kept from step to step besides the weights
+    // Run as one kernel per arithmetic operation (PyTorch's foreach optimizers, its default on GPUs): the
+    // operations, and the FP32 bytes per parameter they read and write between them.
+    double operations, operation_bytes_read, operation_bytes_written;
 };
 constexpr update_work work_of(optimizer o) {
     switch (o) {
-        case optimizer::sgd: return {2, 2, 1, 0};       // w -= lr * g: reads w, g; writes w
-        case optimizer::momentum: return {4, 3, 2, 1};  // v = mu v + g; w -= lr v: reads w, g, v; writes w, v
-        case optimizer::adam: return {12, 4, 3, 2};     // two moments, bias correction, sqrt, divide: reads w, g, m, v
+        // w -= lr * g: reads w, g; writes w. PyTorch: add_(w, g), the same.
+        case optimizer::sgd: return {2, 2, 1, 0, 1, 8, 4};
+        // v = mu v + g; w -= lr v: reads w, g, v; writes w, v. PyTorch: mul_(v), add_(v, g), add_(w, v): 32 B.
+        case optimizer::momentum: return {4, 3, 2, 1, 3, 20, 12};
+        // Two moments, bias correction, sqrt, divide: reads w, g, m, v; writes w, m, v. PyTorch: lerp_(m, g),
+        // mul_(v), addcmul_(v, g, g), sqrt(v), div_, add_(eps), addcdiv_(w, m, d), each writing its first: 72 B.
+        case optimizer::adam: return {12, 4, 3, 2, 7, 44, 28};
     }
-    return {2, 2, 1, 0};
+    return {2, 2, 1, 0, 1, 8, 4};
+}
+
+// How the update's arithmetic is launched: a kernel per operation over all the weights (`foreach`: PyTorch's
+// default, whose for-loop implementation moves the same bytes), or one pass (`fused`: PyTorch's fused=True,
+// Apex's and Megatron-LM's optimizers, MXNet's and TensorFlow's update ops).
+enum class update_kernels { foreach, fused };
+
+constexpr std::string_view to_string(update_kernels k) { return k == update_kernels::fused ? "fused" : "foreach"; }
+
+// "foreach" or "fused"; std::nullopt for anything else.
+constexpr std::optional<update_kernels> parse_update_kernels(std::string_view name) {
+    for (const update_kernels k : {update_kernels::foreach, update_kernels::fused})
+        if (name == to_string(k)) return k;
+    return std::nullopt;
 }
 
 constexpr std::string_view to_string(optimizer o) {
@@ -2573,7 +2632,9 @@ struct paleo {
     // Reads and writes of weights, gradients and optimizer state in FP32 (master weights).
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
 
-    layer_time update(std::int64_t count, const cost_context& c) const { return update(count, c, kernel_overhead); }
+    layer_time update(const weights& updated, const cost_context& c) const {
+        return update(updated.parameters, c, kernel_overhead);
+    }
 
 protected:
     // The same with another fixed cost per kernel (cost::calibrated's profile).
@@ -2639,9 +2700,9 @@ struct roofline {
 
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
 
-    layer_time update(std::int64_t count, const cost_context& c) const {
+    layer_time update(const weights& updated, const cost_context& c) const {
         const auto u = work_of(update_rule);
-        const double params = static_cast<double>(count);
+        const double params = static_cast<double>(updated.parameters);
         if (params == 0) return {};
         return bound({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c);
     }
@@ -2733,6 +2794,13 @@ struct kernel {
     // Output tile of a GEMM-like kernel on one SM (cuBLAS/CUTLASS's common 128x128 threadblock tile).
     double tile = 128;
     optimizer update_rule = optimizer::sgd;
+    update_kernels update_launch = update_kernels::foreach;
+    // The host's work per weight tensor and update kernel (PyTorch's foreach operations check and gather their
+    // tensor lists). It shows only where the GPU waits for it: in FP16, where the host reads the loss scaler's
+    // overflow flag before it issues the update. ResNet-50's AMP steps on the H100 (161 tensors, GradScaler):
+    // 1.43-1.99 ms with momentum's 3 kernels and the unscale, 3.62 ms with Adam's 7 and the unscale, 2.3 and
+    // 2.8 us (validation/measured/pytorch-h100/README.md).
+    seconds host_per_update_tensor = microseconds_of(2.5);
     std::optional<bytes_per_second> cross_device_bandwidth{};
 
     void validate() const {
@@ -2762,6 +2830,7 @@ struct kernel {
         detail::require_overhead(name, "launch_overhead", launch_overhead);
         detail::require_overhead(name, "host_overhead", host_overhead);
         detail::require_overhead(name, "host_dispatch", host_dispatch);
+        detail::require_overhead(name, "host_per_update_tensor", host_per_update_tensor);
     }
 
     // The shortest a pass of `kernels` kernels can take: the host issues them one after another.
@@ -2784,14 +2853,27 @@ struct kernel {
 
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
 
-    // The optimizer's element-wise update over FP32 master weights, gradients and state: memory-bound.
-    layer_time update(std::int64_t count, const cost_context& c) const {
-        const auto u = work_of(update_rule);
-        const double params = static_cast<double>(count);
-        layer_time t = params > 0 ? run({u.flops_per_param * params, 4 * u.tensors_read * params,
-                                         4 * u.tensors_written * params},
-                                        {}, c)
-                                  : layer_time{};
+    // The optimizer's element-wise update over FP32 master weights, gradients and state: memory-bound, one
+    // pass or a pass per arithmetic operation (update_launch). In FP16 the loss scaler first unscales the
+    // gradients (a pass reading and writing each) and the host, having read its overflow flag, issues the
+    // update while the GPU waits: no shorter than the host's work per tensor and kernel.
+    layer_time update(const weights& updated, const cost_context& c) const {
+        layer_time t{};
+        if (updated.parameters > 0) {
+            const auto u = work_of(update_rule);
+            const double params = static_cast<double>(updated.parameters);
+            const bool fused = update_launch == update_kernels::fused;
+            t = run({u.flops_per_param * params, (fused ? 4 * u.tensors_read : u.operation_bytes_read) * params,
+                     (fused ? 4 * u.tensors_written : u.operation_bytes_written) * params},
+                    {}, c);
+            t.kernels = fused ? 1 : u.operations;
+            t.overhead = launch_overhead * t.kernels;
+            if (c.precision == element_type::fp16) {
+                t += run({params, 4 * params, 4 * params}, {}, c);
+                const seconds host = host_per_update_tensor * (static_cast<double>(updated.tensors) * t.kernels);
+                if (host > t.total()) t.overhead += host - t.total();
+            }
+        }
         t.overhead += host_overhead;
         return t;
     }
@@ -3094,8 +3176,8 @@ struct calibrated : paleo {
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return scaled(paleo::layer(net, v, p, c, profile.kernel_overhead), c);
     }
-    layer_time update(std::int64_t count, const cost_context& c) const {
-        return scaled(paleo::update(count, c, profile.kernel_overhead), c);
+    layer_time update(const weights& updated, const cost_context& c) const {
+        return scaled(paleo::update(updated.parameters, c, profile.kernel_overhead), c);
     }
 
 private:
@@ -3369,7 +3451,6 @@ static_assert(CommModel<collective_model> && CommModel<any_comm_model>);
 // steptime/graph/activations.hpp: the activations a training step holds for its backward pass, activation recompute
 // included (Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost").
 
-#include <type_traits>
 
 
 namespace steptime {
@@ -3766,7 +3847,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         r.backward = std::max(r.backward, model.pass_floor(bwd_kernels));
     }
     r.parameters = model.parameters(net);
-    r.update = model.update(r.parameters, ctx).total();
+    r.update = model.update(weights{r.parameters, net.parameter_tensor_count()}, ctx).total();
     r.total = r.forward + r.backward + r.update;
     if (group && r.group_communication.value() == 0)  // a split network whose parts never combine their results
         throw invalid_model("network '" + net.name() + "' is split over " + std::to_string(net.tensor_parallel) +
@@ -4082,11 +4163,12 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
 
     collective_model sync{compat ? collective::tree : collective::ring, h.network, {}, 8, h.ppp_comm, compat};
     const double eb = compat ? 4.0 : element_bytes(opt.gradients);
-    step_part data{"data_parallel_layers", data_fwd, data_bwd, model.update(data_params, ctx).total(),
+    const weights all{model.parameters(net), net.parameter_tensor_count()};
+    step_part data{"data_parallel_layers", data_fwd, data_bwd, model.update(all.part(data_params), ctx).total(),
                    sync.all_reduce(bytes_of(static_cast<double>(data_params) * eb), h.workers)};
     const std::int64_t own_split = compat ? split_params : static_cast<std::int64_t>(split_params / k);
     step_part split{"model_parallel_layers", scaled(pass_bounds(net, model_fwd).lower),
-                    scaled(pass_bounds(net, model_bwd).lower), model.update(own_split, ctx).total(), seconds{}};
+                    scaled(pass_bounds(net, model_bwd).lower), model.update(all.part(own_split), ctx).total(), seconds{}};
 
     // A worker holds the data-parallel layers whole, with buckets for their gradients, and its share of the split
     // ones; its activations are counted for its own batch (the split layers run all K batches: not counted).
@@ -4145,7 +4227,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, mo
     r.workers = static_cast<int>(params_on.size());
     r.forward = r.forward_bounds.lower;
     r.backward = r.backward_bounds.lower;
-    r.update = model.update(std::min(largest, r.parameters), {dev, r.batch, opt.precision}).total();
+    const weights all{r.parameters, net.parameter_tensor_count()};
+    r.update = model.update(all.part(std::min(largest, r.parameters)), {dev, r.batch, opt.precision}).total();
     r.total = r.forward + r.backward + r.update;
     return r;
 }
@@ -4359,9 +4442,10 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parts.clear();
     r.update = r.communication = seconds{};
     std::int64_t largest = 0;
+    const weights whole{model.parameters(net), net.parameter_tensor_count()};
     for (int s = 0; s < p; ++s) {
         const std::int64_t own = params[s] + tied[s];
-        const seconds update = model.update(own, ctx).total();
+        const seconds update = model.update(whole.part(own), ctx).total();
         const seconds sync = comm.all_reduce(gradients(own), dp.workers) + (s == 0 || tied[s] > 0 ? tied_sync : seconds{});
         r.parts.push_back({"stage " + std::to_string(s + 1), m * stage_fwd[s], m * stage_bwd[s], update, sync});
         r.update = std::max(r.update, update);

@@ -94,7 +94,7 @@ validate_fails(pp_overlap "id,model,device,overlap,pipeline_stages\nLLM-001,\"gp
 add_test(NAME cli_validate_megatron_pipeline COMMAND ${cli} validate --data ${validation}/megatron-sc21/calibration.csv
          --cases ${validation}/megatron-sc21/cases.csv)
 set_tests_properties(cli_validate_megatron_pipeline PROPERTIES PASS_REGULAR_EXPRESSION
-  "SC21-1T +llm_pipeline +gpt:layers=128,hidden=25600~ +a100-sxm4-80gb +102378\\.720 +110043\\.067 +\\+7\\.5%")
+  "SC21-1T +llm_pipeline +gpt:layers=128,hidden=25600~ +a100-sxm4-80gb +102378\\.720 +110053\\.777 +\\+7\\.5%")
 validate_fails(tp_of_node "id,model,device,gpus_per_node\nLLM-002,\"gpt:layers=30,hidden=3072,heads=32,seq=2048,vocab=51200,tp=2\",a100-sxm4-80gb,3\n"
                "tp_of_node-cases.csv:2: column 'gpus_per_node': '3', expected a multiple of the model's tp=2")
 validate_fails(bad_gpt_spec "id,model,device\nLLM-001,gpt:tp=0,a100-sxm4-80gb\n"
@@ -106,10 +106,12 @@ validate_fails(all_reduce_of_network "id,model,device,link\nDB-051,alexnet,titan
                "all_reduce_of_network-cases.csv:2: column 'model': 'alexnet', expected allreduce:bytes=N")
 validate_fails(bad_library "id,model,device,library\nDB-017,alexnet,v100-sxm2-16gb,cudnn8\n"
                "bad_library-cases.csv:2: column 'library': 'cudnn8', expected cudnn7 or cudnn9")
+validate_fails(bad_update_kernels "id,model,device,update_kernels\nDLE-040,resnet50,v100-sxm2-16gb,apex\n"
+               "bad_update_kernels-cases.csv:2: column 'update_kernels': 'apex', expected foreach or fused")
 validate_fails(all_reduce_no_link "id,model,device\nDB-051,allreduce:bytes=67108864,titan-x-maxwell\n"
                "all_reduce_no_link-cases.csv:2: row DB-051: an allreduce_ms row needs a link")
 validate_fails(all_reduce_fp16 "id,model,device,precision,link\nDB-051,allreduce:bytes=67108864,titan-x-maxwell,fp16,pcie3-x16\n"
-               "all_reduce_fp16-cases.csv:2: row DB-051: an allreduce_ms row takes no layout, library, optimizer, gradients, overlap or precision but fp32")
+               "all_reduce_fp16-cases.csv:2: row DB-051: an allreduce_ms row takes no layout, library, optimizer, update_kernels, gradients, overlap or precision but fp32")
 validate_fails(all_reduce_of_pass "id,model,device\nCNN-001,allreduce:bytes=4096,titan-x-maxwell\n"
                "all_reduce_of_pass-cases.csv:2: column 'model': 'allreduce:bytes=4096', expected a zoo network")
 set(all_reduce_one_gpu ${CMAKE_CURRENT_BINARY_DIR}/all-reduce-one-gpu.csv)

@@ -128,9 +128,10 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     const auto r = [](std::optional<double> v) { return ratio_of(v.value_or(1.0)); };
     std::optional<bytes_per_second> cross;
     if (o.cross_gbps) cross = bytes_per_second_of(*o.cross_gbps * 1e9);
-    if ((o.layout || o.library) && (calibration || !(o.cost_model.empty() || o.cost_model == "kernel"))) {
-        const std::string option = o.layout ? "layout" : "library";
-        throw invalid_argument("--" + option + " sets the kernel model's " + option +
+    if ((o.layout || o.library || o.update_kernels) && (calibration || !(o.cost_model.empty() || o.cost_model == "kernel"))) {
+        const std::string option = o.layout ? "layout" : o.library ? "library" : "update-kernels";
+        const std::string what = o.update_kernels && !o.layout && !o.library ? "update kernels" : option;
+        throw invalid_argument("--" + option + " sets the kernel model's " + what +
                                " (the default model, without --calibration); leave it out with other cost models");
     }
     const std::optional<cost::optimizer> update = o.optimizer ? cost::parse_optimizer(*o.optimizer) : std::nullopt;  // checked by its option
@@ -173,6 +174,7 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     cost::kernel m;
     if (o.layout) m.layout = *parse_layout(*o.layout);  // checked by its option
     if (o.library) m.library = *cost::parse_conv_library(*o.library);  // checked by its option
+    if (o.update_kernels) m.update_launch = *cost::parse_update_kernels(*o.update_kernels);  // likewise
     m.ppp_comm = r(o.ppp_comm);
     m.cross_device_bandwidth = cross;
     if (update) m.update_rule = *update;
@@ -255,6 +257,10 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                    "the weight update: sgd (default), momentum or adam (FP32 weights, gradients and state read and "
                    "written once per step; not with paleo-compat)")
         ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
+    cmd.add_option("--update-kernels", o.update_kernels,
+                   "the default model's update kernels: foreach (default: PyTorch's, a kernel per arithmetic operation over "
+                   "all the weights) or fused (one pass: fused=True, Apex, Megatron-LM, MXNet, TensorFlow)")
+        ->check(CLI::IsMember({"foreach", "fused"}));
     cmd.add_option("--precision", o.precision,
                    "fp32, tf32, fp16 or bf16; amp and amp-bf16 name fp16 and bf16, which are mixed precision: "
                    "half-precision activations and tensor-core matmuls, FP32 master weights")

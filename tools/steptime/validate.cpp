@@ -52,7 +52,8 @@ case_file read_cases(const std::string& data, const std::string& cases) {
 bool same_quantity(const io::published_case& a, const io::published_case& b) {
     return a.model == b.model && a.precision == b.precision && a.gpus == b.gpus && a.batch == b.batch &&
            a.metric == b.metric && a.passes == b.passes && a.link == b.link && a.gpus_per_node == b.gpus_per_node &&
-           a.overlap == b.overlap && a.layout == b.layout && a.update_rule == b.update_rule && a.gradients == b.gradients &&
+           a.overlap == b.overlap && a.layout == b.layout && a.update_rule == b.update_rule && a.update_launch == b.update_launch &&
+           a.gradients == b.gradients &&
            a.pipeline_stages == b.pipeline_stages && a.micro_batches == b.micro_batches &&
            a.chunks_per_stage == b.chunks_per_stage;
 }
@@ -90,10 +91,11 @@ prediction predict(const io::published_case& c, const validate_options& o, const
     if (!c.link.empty()) po.networks = c.link;
     if (c.gradients != element_type::fp32 && po.cost_model != "paleo-compat")  // PALEO's are FP32
         po.gradients = std::string(to_string(c.gradients));
-    // The layout and the library matter to the kernel model alone; the others read the same row without them.
+    // The layout, the library and the update's kernels matter to the kernel model alone; the others read the same row without them.
     if (po.cost_model.empty() || po.cost_model == "kernel") {
         if (c.layout) po.layout = std::string(to_string(*c.layout));
         if (c.library) po.library = std::string(to_string(*c.library));
+        if (c.update_launch) po.update_kernels = std::string(to_string(*c.update_launch));
     }
     // The optimizer matters to every model but paleo-compat, which prices PALEO's own update.
     if (c.update_rule && po.cost_model != "paleo-compat") po.optimizer = std::string(to_string(*c.update_rule));

@@ -61,8 +61,8 @@ struct calibrated : paleo {
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return scaled(paleo::layer(net, v, p, c, profile.kernel_overhead), c);
     }
-    layer_time update(std::int64_t count, const cost_context& c) const {
-        return scaled(paleo::update(count, c, profile.kernel_overhead), c);
+    layer_time update(const weights& updated, const cost_context& c) const {
+        return scaled(paleo::update(updated.parameters, c, profile.kernel_overhead), c);
     }
 
 private:

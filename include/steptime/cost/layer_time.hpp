@@ -1,6 +1,8 @@
 // steptime/cost/layer_time.hpp: what a cost model returns, what it is given, and the CostModel concept.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <string>
@@ -67,16 +69,31 @@ struct cost_context {
     bool framework_kernels = true;
 };
 
+// The weights a device updates: their parameters, and the tensors that hold them (a framework's optimizer
+// works per tensor on the host).
+struct weights {
+    std::int64_t parameters = 0;
+    std::int64_t tensors = 0;
+
+    // A part of them (a pipeline stage's, a model-parallel split's): its parameters, and its share of the
+    // tensors (at least one where it has parameters).
+    weights part(std::int64_t n) const {
+        if (n <= 0 || parameters <= 0) return {};
+        const double share = static_cast<double>(n) / static_cast<double>(parameters);
+        return {n, std::max<std::int64_t>(1, std::llround(share * static_cast<double>(tensors)))};
+    }
+};
+
 // A cost model turns (layer, pass, device) into a layer_time, counts the trained parameters of a
-// network, and prices the weight update of a number of them; validate() throws invalid_argument for
-// settings it cannot use (estimate() calls it once).
+// network, and prices the update of some weights; validate() throws invalid_argument for settings it
+// cannot use (estimate() calls it once).
 template <class M, class Net>
 concept CostModel = requires(const M& m, const Net& net, typename Net::vertex v, pass p, const cost_context& c,
-                             std::int64_t params) {
+                             const weights& w) {
     { M::name } -> std::convertible_to<std::string_view>;
     { m.layer(net, v, p, c) } -> std::same_as<layer_time>;
     { m.parameters(net) } -> std::same_as<std::int64_t>;
-    { m.update(params, c) } -> std::same_as<layer_time>;
+    { m.update(w, c) } -> std::same_as<layer_time>;
     m.validate();
 };
 

@@ -32,7 +32,9 @@ struct paleo {
     // Reads and writes of weights, gradients and optimizer state in FP32 (master weights).
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
 
-    layer_time update(std::int64_t count, const cost_context& c) const { return update(count, c, kernel_overhead); }
+    layer_time update(const weights& updated, const cost_context& c) const {
+        return update(updated.parameters, c, kernel_overhead);
+    }
 
 protected:
     // The same with another fixed cost per kernel (cost::calibrated's profile).

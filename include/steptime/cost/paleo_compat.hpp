@@ -84,7 +84,8 @@ struct paleo_compat {
     }
 
     // 5.2: update of S = 4 * params weight bytes: F = 2 (S // 4), memory 3 Mem(S); always at PPP 1.0.
-    layer_time update(std::int64_t params, const cost_context& c) const {
+    layer_time update(const weights& updated, const cost_context& c) const {
+        const std::int64_t params = updated.parameters;
         paleo_compat at_one = *this;
         at_one.ppp_compute = ratio_of(1.0);
         const units u(c, at_one);

@@ -30,9 +30,9 @@ struct roofline {
 
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
 
-    layer_time update(std::int64_t count, const cost_context& c) const {
+    layer_time update(const weights& updated, const cost_context& c) const {
         const auto u = work_of(update_rule);
-        const double params = static_cast<double>(count);
+        const double params = static_cast<double>(updated.parameters);
         if (params == 0) return {};
         return bound({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c);
     }

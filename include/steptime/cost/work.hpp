@@ -18,14 +18,35 @@ enum class optimizer { sgd, momentum, adam };
 struct update_work {
     double flops_per_param, tensors_read, tensors_written;
     double state_tensors;  // kept from step to step besides the weights
+    // Run as one kernel per arithmetic operation (PyTorch's foreach optimizers, its default on GPUs): the
+    // operations, and the FP32 bytes per parameter they read and write between them.
+    double operations, operation_bytes_read, operation_bytes_written;
 };
 constexpr update_work work_of(optimizer o) {
     switch (o) {
-        case optimizer::sgd: return {2, 2, 1, 0};       // w -= lr * g: reads w, g; writes w
-        case optimizer::momentum: return {4, 3, 2, 1};  // v = mu v + g; w -= lr v: reads w, g, v; writes w, v
-        case optimizer::adam: return {12, 4, 3, 2};     // two moments, bias correction, sqrt, divide: reads w, g, m, v
+        // w -= lr * g: reads w, g; writes w. PyTorch: add_(w, g), the same.
+        case optimizer::sgd: return {2, 2, 1, 0, 1, 8, 4};
+        // v = mu v + g; w -= lr v: reads w, g, v; writes w, v. PyTorch: mul_(v), add_(v, g), add_(w, v): 32 B.
+        case optimizer::momentum: return {4, 3, 2, 1, 3, 20, 12};
+        // Two moments, bias correction, sqrt, divide: reads w, g, m, v; writes w, m, v. PyTorch: lerp_(m, g),
+        // mul_(v), addcmul_(v, g, g), sqrt(v), div_, add_(eps), addcdiv_(w, m, d), each writing its first: 72 B.
+        case optimizer::adam: return {12, 4, 3, 2, 7, 44, 28};
     }
-    return {2, 2, 1, 0};
+    return {2, 2, 1, 0, 1, 8, 4};
+}
+
+// How the update's arithmetic is launched: a kernel per operation over all the weights (`foreach`: PyTorch's
+// default, whose for-loop implementation moves the same bytes), or one pass (`fused`: PyTorch's fused=True,
+// Apex's and Megatron-LM's optimizers, MXNet's and TensorFlow's update ops).
+enum class update_kernels { foreach, fused };
+
+constexpr std::string_view to_string(update_kernels k) { return k == update_kernels::fused ? "fused" : "foreach"; }
+
+// "foreach" or "fused"; std::nullopt for anything else.
+constexpr std::optional<update_kernels> parse_update_kernels(std::string_view name) {
+    for (const update_kernels k : {update_kernels::foreach, update_kernels::fused})
+        if (name == to_string(k)) return k;
+    return std::nullopt;
 }
 
 constexpr std::string_view to_string(optimizer o) {

@@ -121,7 +121,7 @@ struct per_layer_model {
 
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
     // The regression has no weight-update term: a network's time is the sum of its layers (seed 000).
-    layer_time update(std::int64_t, const cost_context&) const { return {}; }
+    layer_time update(const weights&, const cost_context&) const { return {}; }
 
     // One iteration at `batch`: forward and backward of every layer, or forward only for inference.
     seconds iteration(const network& net, std::int64_t batch, bool training = true) const {

@@ -130,6 +130,12 @@ public:
         for (auto v : vertices()) n = detail::checked_add(n, g_[v].parameters, "network '" + name_ + "' parameter count");
         return n;
     }
+    // The tensors that hold them (ops::parameter_tensors).
+    std::int64_t parameter_tensor_count() const {
+        std::int64_t n = 0;
+        for (auto v : vertices()) n += ops::parameter_tensors(g_[v].op, g_[v].parameters);
+        return n;
+    }
     // Elements of every layer's output for one sample (PALEO's activation count, input included).
     std::int64_t activation_elements() const {
         std::int64_t n = 0;

@@ -1,8 +1,8 @@
 // steptime/io/published_csv.hpp: published measurements in validation/measured/calibration.csv's form,
 // joined by id with a cases file that says how steptime predicts each (validation/measured/cases.csv):
 //
-//   id,model,device[,precision][,layout][,library][,optimizer][,gradients][,phase][,link][,gpus_per_node][,overlap]
-//     [,pipeline_stages][,micro_batches][,chunks_per_stage][,note]
+//   id,model,device[,precision][,layout][,library][,optimizer][,update_kernels][,gradients][,phase][,link]
+//     [,gpus_per_node][,overlap][,pipeline_stages][,micro_batches][,chunks_per_stage][,note]
 //   (older cases files name the model column network)
 //   model      a zoo name or spec (resnet50, gemm:m=..., conv2d:...) or a PALEO JSON file (the caller resolves it);
 //              for metric allreduce_ms, allreduce:bytes=N, the size of the buffer all-reduced; for metric
@@ -13,6 +13,8 @@
 //   layout     the activations' layout, nchw or nhwc (default: the cost model's own)
 //   library    the convolution library, cudnn7 or cudnn9 (default: the cost model's own; cost::conv_library)
 //   optimizer  the weight update of a training step, sgd, momentum or adam (default: the cost model's own)
+//   update_kernels  how the framework launches that update, foreach or fused (default: the cost model's own;
+//              cost::update_kernels)
 //   gradients  what the GPUs of a multi-GPU row exchange gradients in, fp32, fp16 or bf16 (default fp32)
 //   phase      for kernel metrics: the timed passes, e.g. forward+backward-weights (default: forward for
 //              kernel_ms, all three for the fwd_plus_bwd metrics)
@@ -81,6 +83,7 @@ struct published_case {
     std::optional<activation_layout> layout{};
     std::optional<cost::conv_library> library{};
     std::optional<cost::optimizer> update_rule{};
+    std::optional<cost::update_kernels> update_launch{};
     element_type gradients = element_type::fp32;
     seconds time{};  // the measured time of what a time metric covers (all but peak_memory_gib)
     bytes peak_memory{};  // the measured peak of a peak_memory_gib row
@@ -152,8 +155,8 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
     const steptime::detail::csv_table p(published, published_origin), c(cases, cases_origin);
     constexpr std::string_view p_format = "calibration.csv's columns id,category,num_gpus,batch_per_gpu,metric,value,unit";
     constexpr std::string_view c_format =
-        "the columns id,model,device[,precision][,layout][,library][,optimizer][,gradients][,phase][,link]"
-        "[,gpus_per_node][,overlap][,pipeline_stages][,micro_batches][,chunks_per_stage]";
+        "the columns id,model,device[,precision][,layout][,library][,optimizer][,update_kernels][,gradients][,phase]"
+        "[,link][,gpus_per_node][,overlap][,pipeline_stages][,micro_batches][,chunks_per_stage]";
     const std::size_t p_id = p.column("id", p_format), gpus = p.column("num_gpus", p_format),
                       batch = p.column("batch_per_gpu", p_format), metric = p.column("metric", p_format),
                       value = p.column("value", p_format), unit = p.column("unit", p_format);
@@ -161,7 +164,7 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
     const std::size_t c_id = c.column("id", c_format), dev = c.column("device", c_format);
     const std::size_t model = c.find("model") ? *c.find("model") : c.column("network", c_format);
     const auto precision = c.find("precision"), layout = c.find("layout"), library = c.find("library"),
-               update = c.find("optimizer"), gradients = c.find("gradients"), phase = c.find("phase"), link = c.find("link"),
+               update = c.find("optimizer"), launch = c.find("update_kernels"), gradients = c.find("gradients"), phase = c.find("phase"), link = c.find("link"),
                per_node = c.find("gpus_per_node"), overlap = c.find("overlap"), stages = c.find("pipeline_stages"),
                micro = c.find("micro_batches"), chunks = c.find("chunks_per_stage");
     // Each id names one row of each file: a repeated one would be read twice, or predict the wrong row.
@@ -202,6 +205,10 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
         if (update && !c.text(k, *update).empty()) {
             m.update_rule = cost::parse_optimizer(c.text(k, *update));
             if (!m.update_rule) throw c.bad(k, *update, "sgd, momentum or adam");
+        }
+        if (launch && !c.text(k, *launch).empty()) {
+            m.update_launch = cost::parse_update_kernels(c.text(k, *launch));
+            if (!m.update_launch) throw c.bad(k, *launch, "foreach or fused");
         }
         if (gradients && !c.text(k, *gradients).empty()) {
             const auto e = parse_element_type(c.text(k, *gradients));
@@ -261,10 +268,11 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
                 throw parse_error(c.where(c.line(k)) + "row " + m.id + ": an allreduce_ms row needs a link (column 'link': "
                                   "the network it runs over, e.g. pcie3-x16 or ib-fdr)");
             if (!given.empty()) throw c.bad(k, *phase, "empty: only kernel metrics take a phase");
-            if (m.layout || m.library || m.update_rule || m.gradients != element_type::fp32 ||
+            if (m.layout || m.library || m.update_rule || m.update_launch || m.gradients != element_type::fp32 ||
                 m.precision != element_type::fp32 || !m.overlap)
                 throw parse_error(c.where(c.line(k)) + "row " + m.id + ": an allreduce_ms row takes no layout, library, "
-                                  "optimizer, gradients, overlap or precision but fp32 (its buffer is all it moves)");
+                                  "optimizer, update_kernels, gradients, overlap or precision but fp32 (its buffer is all "
+                                  "it moves)");
         } else if (m.model.starts_with("allreduce:")) {
             throw c.bad(k, model, "a zoo network or spec, or a PALEO JSON file (allreduce: is for metric allreduce_ms)");
         } else if (kernel) {

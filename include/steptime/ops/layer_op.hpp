@@ -2,6 +2,8 @@
 #pragma once
 
 #include <concepts>
+#include <cstdint>
+#include <type_traits>
 #include <variant>
 
 #include "steptime/ops/activation.hpp"
@@ -39,6 +41,21 @@ inline tensor_shape infer(const layer_op& op, std::span<const tensor_shape> in, 
 }
 inline std::int64_t parameters(const layer_op& op, std::span<const tensor_shape> in) {
     return std::visit([&](const auto& o) { return o.parameters(in); }, op);
+}
+// The tensors that hold a layer's `parameters` (its optimizer's host work is per tensor): a weight and, where it
+// has one, a bias; a scale and a shift; a token table and, where it has one, a position table; a recurrent
+// layer's input and recurrent weights and their two biases (PyTorch's w_ih, w_hh, b_ih, b_hh).
+inline std::int64_t parameter_tensors(const layer_op& op, std::int64_t parameters) {
+    if (parameters == 0) return 0;
+    return std::visit(
+        [](const auto& o) -> std::int64_t {
+            using O = std::decay_t<decltype(o)>;
+            if constexpr (requires { o.bias; }) return o.bias ? 2 : 1;
+            if constexpr (std::is_same_v<O, recurrent>) return o.skip_input ? 3 : 4;
+            if constexpr (std::is_same_v<O, embedding>) return o.positions > 0 ? 2 : 1;
+            return 2;  // batch and layer norm
+        },
+        op);
 }
 inline op_work work(const layer_op& op, phase p, const work_args& a) {
     return std::visit([&](const auto& o) { return o.work(p, a); }, op);

@@ -89,11 +89,12 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
 
     collective_model sync{compat ? collective::tree : collective::ring, h.network, {}, 8, h.ppp_comm, compat};
     const double eb = compat ? 4.0 : element_bytes(opt.gradients);
-    step_part data{"data_parallel_layers", data_fwd, data_bwd, model.update(data_params, ctx).total(),
+    const weights all{model.parameters(net), net.parameter_tensor_count()};
+    step_part data{"data_parallel_layers", data_fwd, data_bwd, model.update(all.part(data_params), ctx).total(),
                    sync.all_reduce(bytes_of(static_cast<double>(data_params) * eb), h.workers)};
     const std::int64_t own_split = compat ? split_params : static_cast<std::int64_t>(split_params / k);
     step_part split{"model_parallel_layers", scaled(pass_bounds(net, model_fwd).lower),
-                    scaled(pass_bounds(net, model_bwd).lower), model.update(own_split, ctx).total(), seconds{}};
+                    scaled(pass_bounds(net, model_bwd).lower), model.update(all.part(own_split), ctx).total(), seconds{}};
 
     // A worker holds the data-parallel layers whole, with buckets for their gradients, and its share of the split
     // ones; its activations are counted for its own batch (the split layers run all K batches: not counted).

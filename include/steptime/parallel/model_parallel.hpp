@@ -34,7 +34,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, mo
     r.workers = static_cast<int>(params_on.size());
     r.forward = r.forward_bounds.lower;
     r.backward = r.backward_bounds.lower;
-    r.update = model.update(std::min(largest, r.parameters), {dev, r.batch, opt.precision}).total();
+    const weights all{r.parameters, net.parameter_tensor_count()};
+    r.update = model.update(all.part(std::min(largest, r.parameters)), {dev, r.batch, opt.precision}).total();
     r.total = r.forward + r.backward + r.update;
     return r;
 }

@@ -220,9 +220,10 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parts.clear();
     r.update = r.communication = seconds{};
     std::int64_t largest = 0;
+    const weights whole{model.parameters(net), net.parameter_tensor_count()};
     for (int s = 0; s < p; ++s) {
         const std::int64_t own = params[s] + tied[s];
-        const seconds update = model.update(own, ctx).total();
+        const seconds update = model.update(whole.part(own), ctx).total();
         const seconds sync = comm.all_reduce(gradients(own), dp.workers) + (s == 0 || tied[s] > 0 ? tied_sync : seconds{});
         r.parts.push_back({"stage " + std::to_string(s + 1), m * stage_fwd[s], m * stage_bwd[s], update, sync});
         r.update = std::max(r.update, update);
