@@ -542,9 +542,12 @@ TEST_CASE("kernel: windowed pooling runs at its SMs' cycles per element, not at 
     CHECK(close(time("pool", pass::forward, element_type::fp16), time("pool", pass::forward, element_type::fp32)));
     // Backward: 2.7 cycles per input (411M: 4.24 ms) against 3.7 GB of FP32 reads and writes (1.38 ms).
     CHECK(close(time("pool", pass::backward, element_type::fp32), 2.7 * in / sm_cycles_per_s + 5e-6));
-    // A global pool reduces each plane in one window: priced by its bytes.
-    const auto gap = k.layer(net, *net.find("gap"), pass::forward, cost_context{h100, 128});
-    CHECK(close(gap.total().value(), gap.traffic.value() / (0.8 * 3350e9) + 5e-6));
+    // A global pool reduces each plane in one window: priced by its bytes, backward too, where 2.7 cycles per
+    // input (103M) would take 1.06 ms against the bytes' 0.15 ms (its FP32 input gradient written).
+    for (const pass p : {pass::forward, pass::backward}) {
+        const auto gap = k.layer(net, *net.find("gap"), p, cost_context{h100, 128});
+        CHECK(close(gap.total().value(), gap.traffic.value() / (0.8 * 3350e9) + 5e-6));
+    }
     // Without an SM count there are no cycles to count: the roofline alone (the FP32 bytes at 0.8 x 1e11).
     const auto bare = k.layer(net, *net.find("pool"), pass::forward, cost_context{test_device(), 128});
     CHECK(close(bare.total().value(), bare.traffic.value() / 0.8e11 + 5e-6));
@@ -635,8 +638,14 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k.efficiency.nchw_strided_per_sm = bytes_per_second_of(-1);
     CHECK(err(k) == "kernel: nchw_strided_per_sm is -1.000000 B/s, expected a finite positive bandwidth");
     k = {};
+    k.efficiency.pool_cycles_forward = std::nan("");
+    CHECK(err(k) == "kernel: pool_cycles_forward is nan, expected a finite number of SM cycles, at least 0");
+    k = {};
     k.efficiency.pool_cycles_backward = -1;
     CHECK(err(k) == "kernel: pool_cycles_backward is -1.000000, expected a finite number of SM cycles, at least 0");
+    k = {};
+    k.host_per_update_tensor = seconds_of(-1);
+    CHECK(err(k) == "kernel: host_per_update_tensor is -1.000000 s, expected a finite non-negative time");
     k = {};
     k.host_overhead = seconds_of(-1);
     CHECK(err(k) == "kernel: host_overhead is -1.000000 s, expected a finite non-negative time");

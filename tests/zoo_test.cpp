@@ -522,10 +522,7 @@ TEST_CASE("parameter tensors: what PyTorch's optimizers walk, layer by layer") {
     CHECK(ops::parameter_tensors(lstm, 1) == 3);
     CHECK(ops::parameter_tensors(ops::embedding{.vocabulary = 10, .features = 4}, 40) == 1);
     CHECK(ops::parameter_tensors(ops::embedding{.vocabulary = 10, .features = 4, .positions = 8}, 72) == 2);
-    CHECK(ops::parameter_tensors(ops::activation{}, 0) == 0);
-    // A part of the weights (a pipeline stage's) holds its share of the tensors, at least one.
-    const weights whole{1000, 10};
-    CHECK(whole.part(250).tensors == 3);  // 2.5, rounded half away from zero
-    CHECK(whole.part(1).tensors == 1);
-    CHECK(whole.part(0).tensors == 0);
+    // A dense layer tied to another's weights (GPT's logits) owns its bias alone.
+    CHECK(ops::parameter_tensors(ops::dense{.outputs = 10, .tied = true}, 10) == 1);
+    CHECK(zoo::gpt({2, 64, 4, 32, 128, false}).parameter_tensor_count() == 2 + 2 * 12 + 2);  // tables, layers, ln_f
 }

@@ -107,15 +107,17 @@ inline void validate(const device& d) {
                              ", expected a finite positive number");
 }
 
-// The device running at a sustained clock f instead of the one its peaks are quoted at (the boost clock
-// where given): every compute peak scales with the clock (cores x FLOPs per cycle x clock), the memory's
+// The clock a device's peaks are quoted at: its boost clock where given.
+inline hertz quoted_clock(const device& d) { return d.boost_clock ? *d.boost_clock : d.clock; }
+
+// The device running at a sustained clock f instead of the one its peaks are quoted at (quoted_clock): every compute peak scales with the clock (cores x FLOPs per cycle x clock), the memory's
 // bandwidth, on a clock of its own, does not. For a GPU held below its boost by power or temperature (a K80
 // under autoboost), locked (nvidia-smi --lock-gpu-clocks) or running above it. Named NAME@FMHz.
 inline device at_clock(device d, hertz f) {
     if (!(f.value() > 0 && std::isfinite(f.value())))
         throw invalid_device("device '" + d.name + "' at a clock of " + std::to_string(f.value()) +
                              " Hz: expected a finite positive clock");
-    const double s = (f / (d.boost_clock ? *d.boost_clock : d.clock)).value();
+    const double s = (f / quoted_clock(d)).value();
     for (auto* peak : {&d.peak.tf32_tensor, &d.peak.fp16_tensor, &d.peak.bf16_tensor, &d.peak.fp8_tensor, &d.peak.fp16})
         if (*peak) **peak *= s;
     d.peak.fp32 *= s;

@@ -1355,9 +1355,10 @@ inline std::vector<published_case> parse_published_cases(std::string_view publis
     const std::size_t c_id = c.column("id", c_format), dev = c.column("device", c_format);
     const std::size_t model = c.find("model") ? *c.find("model") : c.column("network", c_format);
     const auto precision = c.find("precision"), layout = c.find("layout"), library = c.find("library"),
-               update = c.find("optimizer"), launch = c.find("update_kernels"), gradients = c.find("gradients"), phase = c.find("phase"), link = c.find("link"),
-               per_node = c.find("gpus_per_node"), overlap = c.find("overlap"), stages = c.find("pipeline_stages"),
-               micro = c.find("micro_batches"), chunks = c.find("chunks_per_stage");
+               update = c.find("optimizer"), launch = c.find("update_kernels"), gradients = c.find("gradients"),
+               phase = c.find("phase"), link = c.find("link"), per_node = c.find("gpus_per_node"),
+               overlap = c.find("overlap"), stages = c.find("pipeline_stages"), micro = c.find("micro_batches"),
+               chunks = c.find("chunks_per_stage");
     // Each id names one row of each file: a repeated one would be read twice, or predict the wrong row.
     const auto rows_by_id = [](const steptime::detail::csv_table& t, std::size_t col) {
         std::unordered_map<std::string_view, std::size_t> rows;

@@ -372,15 +372,17 @@ inline void validate(const device& d) {
                              ", expected a finite positive number");
 }
 
-// The device running at a sustained clock f instead of the one its peaks are quoted at (the boost clock
-// where given): every compute peak scales with the clock (cores x FLOPs per cycle x clock), the memory's
+// The clock a device's peaks are quoted at: its boost clock where given.
+inline hertz quoted_clock(const device& d) { return d.boost_clock ? *d.boost_clock : d.clock; }
+
+// The device running at a sustained clock f instead of the one its peaks are quoted at (quoted_clock): every compute peak scales with the clock (cores x FLOPs per cycle x clock), the memory's
 // bandwidth, on a clock of its own, does not. For a GPU held below its boost by power or temperature (a K80
 // under autoboost), locked (nvidia-smi --lock-gpu-clocks) or running above it. Named NAME@FMHz.
 inline device at_clock(device d, hertz f) {
     if (!(f.value() > 0 && std::isfinite(f.value())))
         throw invalid_device("device '" + d.name + "' at a clock of " + std::to_string(f.value()) +
                              " Hz: expected a finite positive clock");
-    const double s = (f / (d.boost_clock ? *d.boost_clock : d.clock)).value();
+    const double s = (f / quoted_clock(d)).value();
     for (auto* peak : {&d.peak.tf32_tensor, &d.peak.fp16_tensor, &d.peak.bf16_tensor, &d.peak.fp8_tensor, &d.peak.fp16})
         if (*peak) **peak *= s;
     d.peak.fp32 *= s;
@@ -1847,15 +1849,18 @@ inline std::int64_t parameters(const layer_op& op, std::span<const tensor_shape>
 // The tensors that hold a layer's `parameters` (its optimizer's host work is per tensor): a weight and, where it
 // has one, a bias; a scale and a shift; a token table and, where it has one, a position table; a recurrent
 // layer's input and recurrent weights and their two biases (PyTorch's w_ih, w_hh, b_ih, b_hh).
+// A dense layer tied to another's weights (GPT's logits) owns only its bias.
 inline std::int64_t parameter_tensors(const layer_op& op, std::int64_t parameters) {
     if (parameters == 0) return 0;
     return std::visit(
         [](const auto& o) -> std::int64_t {
             using O = std::decay_t<decltype(o)>;
-            if constexpr (requires { o.bias; }) return o.bias ? 2 : 1;
-            if constexpr (std::is_same_v<O, recurrent>) return o.skip_input ? 3 : 4;
-            if constexpr (std::is_same_v<O, embedding>) return o.positions > 0 ? 2 : 1;
-            return 2;  // batch and layer norm
+            if constexpr (std::is_same_v<O, dense>) return (o.tied ? 0 : 1) + (o.bias ? 1 : 0);
+            else if constexpr (std::is_same_v<O, conv2d> || std::is_same_v<O, deconv2d>) return 1 + (o.bias ? 1 : 0);
+            else if constexpr (std::is_same_v<O, recurrent>) return o.skip_input ? 3 : 4;
+            else if constexpr (std::is_same_v<O, embedding>) return o.positions > 0 ? 2 : 1;
+            else if constexpr (std::is_base_of_v<scale_and_shift, O>) return 2;
+            else return 0;  // no parameters of its own (parameters(in) is 0 for every other operation)
         },
         op);
 }
@@ -2133,18 +2138,10 @@ struct cost_context {
 };
 
 // The weights a device updates: their parameters, and the tensors that hold them (a framework's optimizer
-// works per tensor on the host).
+// works per tensor on the host; ops::parameter_tensors).
 struct weights {
     std::int64_t parameters = 0;
     std::int64_t tensors = 0;
-
-    // A part of them (a pipeline stage's, a model-parallel split's): its parameters, and its share of the
-    // tensors (at least one where it has parameters).
-    weights part(std::int64_t n) const {
-        if (n <= 0 || parameters <= 0) return {};
-        const double share = static_cast<double>(n) / static_cast<double>(parameters);
-        return {n, std::max<std::int64_t>(1, std::llround(share * static_cast<double>(tensors)))};
-    }
 };
 
 // A cost model turns (layer, pass, device) into a layer_time, counts the trained parameters of a
@@ -2441,18 +2438,20 @@ constexpr update_work work_of(optimizer o) {
     switch (o) {
         // w -= lr * g: reads w, g; writes w. PyTorch: add_(w, g), the same.
         case optimizer::sgd: return {2, 2, 1, 0, 1, 8, 4};
-        // v = mu v + g; w -= lr v: reads w, g, v; writes w, v. PyTorch: mul_(v), add_(v, g), add_(w, v): 32 B.
+        // v = mu v + g; w -= lr v: reads w, g, v; writes w, v. PyTorch: mul_(v), add_(v, g), add_(w, v), each
+        // reading its operands and writing its first: 20 B read, 12 written.
         case optimizer::momentum: return {4, 3, 2, 1, 3, 20, 12};
         // Two moments, bias correction, sqrt, divide: reads w, g, m, v; writes w, m, v. PyTorch: lerp_(m, g),
-        // mul_(v), addcmul_(v, g, g), sqrt(v), div_, add_(eps), addcdiv_(w, m, d), each writing its first: 72 B.
+        // mul_(v), addcmul_(v, g, g), d = sqrt(v), div_(d), add_(d, eps), addcdiv_(w, m, d), each reading its
+        // operands and writing one tensor: 44 B read, 28 written.
         case optimizer::adam: return {12, 4, 3, 2, 7, 44, 28};
     }
     return {2, 2, 1, 0, 1, 8, 4};
 }
 
 // How the update's arithmetic is launched: a kernel per operation over all the weights (`foreach`: PyTorch's
-// default, whose for-loop implementation moves the same bytes), or one pass (`fused`: PyTorch's fused=True,
-// Apex's and Megatron-LM's optimizers, MXNet's and TensorFlow's update ops).
+// default, whose for-loop implementation moves the same bytes), or one pass (`fused`: Apex's and Megatron-LM's
+// optimizers, MXNet's and TensorFlow's update ops).
 enum class update_kernels { foreach, fused };
 
 constexpr std::string_view to_string(update_kernels k) { return k == update_kernels::fused ? "fused" : "foreach"; }
@@ -2752,11 +2751,12 @@ struct kernel_efficiency {
     // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores. A 5x5
     // one keeps the same share of F(2x2,5x5)'s larger saving (kernel::winograd).
     double winograd_speedup = 1.5;
-    // Windowed pooling kernels do not run at DRAM speed: each thread works out its window's NCHW offsets and
-    // loads them one after another, so an SM gets through a few elements every few cycles, and an FP16 pass
-    // takes as long as an FP32 one. SM cycles per output element going forward and per input element going
-    // backward: the H100's ResNet-50 (3x3 windows) and VGG-16 (2x2) profiles, 4.1 and 3.2 forward, 2.9 and
-    // 2.5 backward (validation/measured/pytorch-h100/README.md).
+    // Windowed pooling kernels do not run at DRAM speed: each thread works out its window's offsets and loads
+    // them one after another, so an SM gets through a few elements every few cycles, and an FP16 pass takes as
+    // long as an FP32 one. SM cycles per output element going forward and per input element going backward:
+    // PyTorch's NCHW max pools in the H100's ResNet-50 (3x3 windows) and VGG-16 (2x2) profiles, 4.1 and 3.2
+    // forward, 2.9 and 2.5 backward (validation/measured/pytorch-h100/README.md). Applied to average pools and
+    // NHWC too, which the H100's and H200's Inception v3, DenseNet-121 and channels-last steps check.
     double pool_cycles_forward = 3.7;
     double pool_cycles_backward = 2.7;
 };
@@ -2776,7 +2776,7 @@ struct kernel {
     // Launch and framework dispatch of one kernel (NVIDIA CUDA C++ Best Practices Guide: about 5 us).
     seconds launch_overhead = microseconds_of(5);
     // Per step on the host: data loading and framework work not hidden behind the GPU. Zero by default (it is
-    // the job's, not the GPU's); charged with the weight update, the model's one per-step term.
+    // the job's, not the GPU's); charged with the weight update.
     seconds host_overhead{};
     // The host's time to issue one kernel (an eager framework's dispatch): a training step's forward or
     // backward pass is no shorter than its kernels times this, however little each does. PyTorch 2.11 on
@@ -2910,8 +2910,6 @@ private:
     static bool wide_sm(const device& d) {
         return d.sm_count && d.peak.fp32.value() / (2 * *d.sm_count * quoted_clock(d).value()) > 96;
     }
-    // The clock a device's peaks are quoted at: its boost clock where given.
-    static hertz quoted_clock(const device& d) { return d.boost_clock ? *d.boost_clock : d.clock; }
 
     // Going backward, a layer's output read by k layers receives k gradients, which the framework adds pairwise
     // before the layer back-propagates (PyTorch's autograd; TensorFlow's AddN): k - 1 element-wise kernels,
@@ -4129,7 +4127,7 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
 
     std::vector<seconds> model_fwd(net.size()), model_bwd(net.size());
     seconds data_fwd{}, data_bwd{};
-    std::int64_t data_params = 0, split_params = 0;
+    std::int64_t data_params = 0, split_params = 0, data_tensors = 0, split_tensors = 0;
     for (auto v : net.vertices()) {
         const auto& l = r.layers[v];
         if (detail::is_split(net, v)) {
@@ -4144,10 +4142,12 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
                 model_bwd[v] = l.backward.total() - l.backward.remote;
             }
             split_params += net[v].parameters;
+            split_tensors += ops::parameter_tensors(net[v].op, net[v].parameters);
         } else {
             data_fwd += l.forward.total();
             data_bwd += l.backward.total();
             data_params += net[v].parameters;
+            data_tensors += ops::parameter_tensors(net[v].op, net[v].parameters);
         }
     }
     if constexpr (compat) data_params = model.parameters(net) - split_params;  // PALEO's count (conv, FC)
@@ -4163,12 +4163,13 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
 
     collective_model sync{compat ? collective::tree : collective::ring, h.network, {}, 8, h.ppp_comm, compat};
     const double eb = compat ? 4.0 : element_bytes(opt.gradients);
-    const weights all{model.parameters(net), net.parameter_tensor_count()};
-    step_part data{"data_parallel_layers", data_fwd, data_bwd, model.update(all.part(data_params), ctx).total(),
+    step_part data{"data_parallel_layers", data_fwd, data_bwd, model.update(weights{data_params, data_tensors}, ctx).total(),
                    sync.all_reduce(bytes_of(static_cast<double>(data_params) * eb), h.workers)};
+    // A worker holds a slice of every split tensor.
     const std::int64_t own_split = compat ? split_params : static_cast<std::int64_t>(split_params / k);
     step_part split{"model_parallel_layers", scaled(pass_bounds(net, model_fwd).lower),
-                    scaled(pass_bounds(net, model_bwd).lower), model.update(all.part(own_split), ctx).total(), seconds{}};
+                    scaled(pass_bounds(net, model_bwd).lower),
+                    model.update(weights{own_split, split_tensors}, ctx).total(), seconds{}};
 
     // A worker holds the data-parallel layers whole, with buckets for their gradients, and its share of the split
     // ones; its activations are counted for its own batch (the split layers run all K batches: not counted).
@@ -4209,26 +4210,27 @@ template <class Net, class Model>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, model_parallel,
                        const estimate_options& opt = {}) {
     step_estimate r = estimate(net, dev, model, opt);
-    std::map<int, std::int64_t> params_on;  // unplaced layers sit on device 0
+    std::map<int, weights> held_weights;  // unplaced layers sit on device 0
     std::map<int, activation_tally> held_on;  // an output is held where it is computed
     for (auto v : net.vertices()) {
         const int d = net[v].device.value_or(0);
-        params_on[d] += net[v].parameters;
+        held_weights[d].parameters += net[v].parameters;
+        held_weights[d].tensors += ops::parameter_tensors(net[v].op, net[v].parameters);
         held_on[d].add(net, v, element_bytes(opt.precision));
     }
-    std::int64_t largest = 0;
+    weights largest{};
     bool first = true;
-    for (const auto& [d, n] : params_on) {
-        largest = std::max(largest, n);
-        const memory_footprint own = detail::gpu_memory(model, dev, opt, n, held_on[d], r.batch);
+    for (const auto& [d, w] : held_weights) {
+        if (w.parameters > largest.parameters) largest = w;
+        const memory_footprint own = detail::gpu_memory(model, dev, opt, w.parameters, held_on[d], r.batch);
         r.memory = first ? own : limiting(r.memory, own);
         first = false;
     }
-    r.workers = static_cast<int>(params_on.size());
+    r.workers = static_cast<int>(held_weights.size());
     r.forward = r.forward_bounds.lower;
     r.backward = r.backward_bounds.lower;
-    const weights all{r.parameters, net.parameter_tensor_count()};
-    r.update = model.update(all.part(std::min(largest, r.parameters)), {dev, r.batch, opt.precision}).total();
+    largest.parameters = std::min(largest.parameters, r.parameters);  // a model's own count may be smaller (PALEO's)
+    r.update = model.update(largest, {dev, r.batch, opt.precision}).total();
     r.total = r.forward + r.backward + r.update;
     return r;
 }
@@ -4390,7 +4392,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     // Per chunk: its passes (with the host's floor), its tensor-parallel all-reduces, the elements it sends on.
     std::vector<seconds> fwd(k), bwd(k), group(k);
     std::vector<double> fwd_kernels(k), bwd_kernels(k), sent(k);
-    std::vector<std::int64_t> params(p), tied(p);
+    std::vector<std::int64_t> params(p), tied(p), tensors(p);
     std::vector<activation_tally> held(k);  // a sample's activation bytes in each chunk
     for (auto v : net.vertices()) {
         const int c = chunk[v];
@@ -4401,6 +4403,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         fwd_kernels[c] += e.forward.kernels;
         bwd_kernels[c] += e.backward.kernels;
         params[c % p] += net[v].parameters;
+        tensors[c % p] += ops::parameter_tensors(net[v].op, net[v].parameters);
         if (c % p != 0) tied[c % p] += detail::tied_weights(net[v]);
         held[c].add(net, v, element_bytes(opt.precision));
         int last = c;  // an output crosses every boundary up to its last consumer's chunk
@@ -4442,10 +4445,9 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parts.clear();
     r.update = r.communication = seconds{};
     std::int64_t largest = 0;
-    const weights whole{model.parameters(net), net.parameter_tensor_count()};
     for (int s = 0; s < p; ++s) {
         const std::int64_t own = params[s] + tied[s];
-        const seconds update = model.update(whole.part(own), ctx).total();
+        const seconds update = model.update(weights{own, tensors[s] + (tied[s] > 0 ? 1 : 0)}, ctx).total();
         const seconds sync = comm.all_reduce(gradients(own), dp.workers) + (s == 0 || tied[s] > 0 ? tied_sync : seconds{});
         r.parts.push_back({"stage " + std::to_string(s + 1), m * stage_fwd[s], m * stage_bwd[s], update, sync});
         r.update = std::max(r.update, update);

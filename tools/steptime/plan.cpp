@@ -255,11 +255,11 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
         ->check(CLI::IsMember({"cudnn7", "cudnn9"}));
     cmd.add_option("--optimizer", o.optimizer,
                    "the weight update: sgd (default), momentum or adam (FP32 weights, gradients and state read and "
-                   "written once per step; not with paleo-compat)")
+                   "written, once per step or per kernel: --update-kernels; not with paleo-compat)")
         ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
     cmd.add_option("--update-kernels", o.update_kernels,
                    "the default model's update kernels: foreach (default: PyTorch's, a kernel per arithmetic operation over "
-                   "all the weights) or fused (one pass: fused=True, Apex, Megatron-LM, MXNet, TensorFlow)")
+                   "all the weights) or fused (one pass: Apex, Megatron-LM, MXNet, TensorFlow)")
         ->check(CLI::IsMember({"foreach", "fused"}));
     cmd.add_option("--precision", o.precision,
                    "fp32, tf32, fp16 or bf16; amp and amp-bf16 name fp16 and bf16, which are mixed precision: "

@@ -39,11 +39,12 @@ struct kernel_efficiency {
     // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores. A 5x5
     // one keeps the same share of F(2x2,5x5)'s larger saving (kernel::winograd).
     double winograd_speedup = 1.5;
-    // Windowed pooling kernels do not run at DRAM speed: each thread works out its window's NCHW offsets and
-    // loads them one after another, so an SM gets through a few elements every few cycles, and an FP16 pass
-    // takes as long as an FP32 one. SM cycles per output element going forward and per input element going
-    // backward: the H100's ResNet-50 (3x3 windows) and VGG-16 (2x2) profiles, 4.1 and 3.2 forward, 2.9 and
-    // 2.5 backward (validation/measured/pytorch-h100/README.md).
+    // Windowed pooling kernels do not run at DRAM speed: each thread works out its window's offsets and loads
+    // them one after another, so an SM gets through a few elements every few cycles, and an FP16 pass takes as
+    // long as an FP32 one. SM cycles per output element going forward and per input element going backward:
+    // PyTorch's NCHW max pools in the H100's ResNet-50 (3x3 windows) and VGG-16 (2x2) profiles, 4.1 and 3.2
+    // forward, 2.9 and 2.5 backward (validation/measured/pytorch-h100/README.md). Applied to average pools and
+    // NHWC too, which the H100's and H200's Inception v3, DenseNet-121 and channels-last steps check.
     double pool_cycles_forward = 3.7;
     double pool_cycles_backward = 2.7;
 };
@@ -63,7 +64,7 @@ struct kernel {
     // Launch and framework dispatch of one kernel (NVIDIA CUDA C++ Best Practices Guide: about 5 us).
     seconds launch_overhead = microseconds_of(5);
     // Per step on the host: data loading and framework work not hidden behind the GPU. Zero by default (it is
-    // the job's, not the GPU's); charged with the weight update, the model's one per-step term.
+    // the job's, not the GPU's); charged with the weight update.
     seconds host_overhead{};
     // The host's time to issue one kernel (an eager framework's dispatch): a training step's forward or
     // backward pass is no shorter than its kernels times this, however little each does. PyTorch 2.11 on
@@ -197,8 +198,6 @@ private:
     static bool wide_sm(const device& d) {
         return d.sm_count && d.peak.fp32.value() / (2 * *d.sm_count * quoted_clock(d).value()) > 96;
     }
-    // The clock a device's peaks are quoted at: its boost clock where given.
-    static hertz quoted_clock(const device& d) { return d.boost_clock ? *d.boost_clock : d.clock; }
 
     // Going backward, a layer's output read by k layers receives k gradients, which the framework adds pairwise
     // before the layer back-propagates (PyTorch's autograd; TensorFlow's AddN): k - 1 element-wise kernels,

@@ -1,8 +1,6 @@
 // steptime/cost/layer_time.hpp: what a cost model returns, what it is given, and the CostModel concept.
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <string>
@@ -70,18 +68,10 @@ struct cost_context {
 };
 
 // The weights a device updates: their parameters, and the tensors that hold them (a framework's optimizer
-// works per tensor on the host).
+// works per tensor on the host; ops::parameter_tensors).
 struct weights {
     std::int64_t parameters = 0;
     std::int64_t tensors = 0;
-
-    // A part of them (a pipeline stage's, a model-parallel split's): its parameters, and its share of the
-    // tensors (at least one where it has parameters).
-    weights part(std::int64_t n) const {
-        if (n <= 0 || parameters <= 0) return {};
-        const double share = static_cast<double>(n) / static_cast<double>(parameters);
-        return {n, std::max<std::int64_t>(1, std::llround(share * static_cast<double>(tensors)))};
-    }
 };
 
 // A cost model turns (layer, pass, device) into a layer_time, counts the trained parameters of a

@@ -55,7 +55,8 @@ ppp_sample decompose(const pass_measurement& m, const Net& net, const device& de
     };
     if (m.layer.empty()) {
         for (auto v : net.vertices()) add_layer(v);
-        if (m.phase == measured_phase::training) add(unit.update(weights{unit.parameters(net), net.parameter_tensor_count()}, ctx));
+        if (m.phase == measured_phase::training)
+            add(unit.update(weights{unit.parameters(net), net.parameter_tensor_count()}, ctx));
     } else if (const auto v = net.find(m.layer)) {
         add_layer(*v);
     } else {

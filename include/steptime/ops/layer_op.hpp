@@ -45,15 +45,18 @@ inline std::int64_t parameters(const layer_op& op, std::span<const tensor_shape>
 // The tensors that hold a layer's `parameters` (its optimizer's host work is per tensor): a weight and, where it
 // has one, a bias; a scale and a shift; a token table and, where it has one, a position table; a recurrent
 // layer's input and recurrent weights and their two biases (PyTorch's w_ih, w_hh, b_ih, b_hh).
+// A dense layer tied to another's weights (GPT's logits) owns only its bias.
 inline std::int64_t parameter_tensors(const layer_op& op, std::int64_t parameters) {
     if (parameters == 0) return 0;
     return std::visit(
         [](const auto& o) -> std::int64_t {
             using O = std::decay_t<decltype(o)>;
-            if constexpr (requires { o.bias; }) return o.bias ? 2 : 1;
-            if constexpr (std::is_same_v<O, recurrent>) return o.skip_input ? 3 : 4;
-            if constexpr (std::is_same_v<O, embedding>) return o.positions > 0 ? 2 : 1;
-            return 2;  // batch and layer norm
+            if constexpr (std::is_same_v<O, dense>) return (o.tied ? 0 : 1) + (o.bias ? 1 : 0);
+            else if constexpr (std::is_same_v<O, conv2d> || std::is_same_v<O, deconv2d>) return 1 + (o.bias ? 1 : 0);
+            else if constexpr (std::is_same_v<O, recurrent>) return o.skip_input ? 3 : 4;
+            else if constexpr (std::is_same_v<O, embedding>) return o.positions > 0 ? 2 : 1;
+            else if constexpr (std::is_base_of_v<scale_and_shift, O>) return 2;
+            else return 0;  // no parameters of its own (parameters(in) is 0 for every other operation)
         },
         op);
 }

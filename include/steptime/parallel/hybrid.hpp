@@ -55,7 +55,7 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
 
     std::vector<seconds> model_fwd(net.size()), model_bwd(net.size());
     seconds data_fwd{}, data_bwd{};
-    std::int64_t data_params = 0, split_params = 0;
+    std::int64_t data_params = 0, split_params = 0, data_tensors = 0, split_tensors = 0;
     for (auto v : net.vertices()) {
         const auto& l = r.layers[v];
         if (detail::is_split(net, v)) {
@@ -70,10 +70,12 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
                 model_bwd[v] = l.backward.total() - l.backward.remote;
             }
             split_params += net[v].parameters;
+            split_tensors += ops::parameter_tensors(net[v].op, net[v].parameters);
         } else {
             data_fwd += l.forward.total();
             data_bwd += l.backward.total();
             data_params += net[v].parameters;
+            data_tensors += ops::parameter_tensors(net[v].op, net[v].parameters);
         }
     }
     if constexpr (compat) data_params = model.parameters(net) - split_params;  // PALEO's count (conv, FC)
@@ -89,12 +91,13 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
 
     collective_model sync{compat ? collective::tree : collective::ring, h.network, {}, 8, h.ppp_comm, compat};
     const double eb = compat ? 4.0 : element_bytes(opt.gradients);
-    const weights all{model.parameters(net), net.parameter_tensor_count()};
-    step_part data{"data_parallel_layers", data_fwd, data_bwd, model.update(all.part(data_params), ctx).total(),
+    step_part data{"data_parallel_layers", data_fwd, data_bwd, model.update(weights{data_params, data_tensors}, ctx).total(),
                    sync.all_reduce(bytes_of(static_cast<double>(data_params) * eb), h.workers)};
+    // A worker holds a slice of every split tensor.
     const std::int64_t own_split = compat ? split_params : static_cast<std::int64_t>(split_params / k);
     step_part split{"model_parallel_layers", scaled(pass_bounds(net, model_fwd).lower),
-                    scaled(pass_bounds(net, model_bwd).lower), model.update(all.part(own_split), ctx).total(), seconds{}};
+                    scaled(pass_bounds(net, model_bwd).lower),
+                    model.update(weights{own_split, split_tensors}, ctx).total(), seconds{}};
 
     // A worker holds the data-parallel layers whole, with buckets for their gradients, and its share of the split
     // ones; its activations are counted for its own batch (the split layers run all K batches: not counted).

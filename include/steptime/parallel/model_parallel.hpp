@@ -16,26 +16,27 @@ template <class Net, class Model>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, model_parallel,
                        const estimate_options& opt = {}) {
     step_estimate r = estimate(net, dev, model, opt);
-    std::map<int, std::int64_t> params_on;  // unplaced layers sit on device 0
+    std::map<int, weights> held_weights;  // unplaced layers sit on device 0
     std::map<int, activation_tally> held_on;  // an output is held where it is computed
     for (auto v : net.vertices()) {
         const int d = net[v].device.value_or(0);
-        params_on[d] += net[v].parameters;
+        held_weights[d].parameters += net[v].parameters;
+        held_weights[d].tensors += ops::parameter_tensors(net[v].op, net[v].parameters);
         held_on[d].add(net, v, element_bytes(opt.precision));
     }
-    std::int64_t largest = 0;
+    weights largest{};
     bool first = true;
-    for (const auto& [d, n] : params_on) {
-        largest = std::max(largest, n);
-        const memory_footprint own = detail::gpu_memory(model, dev, opt, n, held_on[d], r.batch);
+    for (const auto& [d, w] : held_weights) {
+        if (w.parameters > largest.parameters) largest = w;
+        const memory_footprint own = detail::gpu_memory(model, dev, opt, w.parameters, held_on[d], r.batch);
         r.memory = first ? own : limiting(r.memory, own);
         first = false;
     }
-    r.workers = static_cast<int>(params_on.size());
+    r.workers = static_cast<int>(held_weights.size());
     r.forward = r.forward_bounds.lower;
     r.backward = r.backward_bounds.lower;
-    const weights all{r.parameters, net.parameter_tensor_count()};
-    r.update = model.update(all.part(std::min(largest, r.parameters)), {dev, r.batch, opt.precision}).total();
+    largest.parameters = std::min(largest.parameters, r.parameters);  // a model's own count may be smaller (PALEO's)
+    r.update = model.update(largest, {dev, r.batch, opt.precision}).total();
     r.total = r.forward + r.backward + r.update;
     return r;
 }

@@ -168,7 +168,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     // Per chunk: its passes (with the host's floor), its tensor-parallel all-reduces, the elements it sends on.
     std::vector<seconds> fwd(k), bwd(k), group(k);
     std::vector<double> fwd_kernels(k), bwd_kernels(k), sent(k);
-    std::vector<std::int64_t> params(p), tied(p);
+    std::vector<std::int64_t> params(p), tied(p), tensors(p);
     std::vector<activation_tally> held(k);  // a sample's activation bytes in each chunk
     for (auto v : net.vertices()) {
         const int c = chunk[v];
@@ -179,6 +179,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         fwd_kernels[c] += e.forward.kernels;
         bwd_kernels[c] += e.backward.kernels;
         params[c % p] += net[v].parameters;
+        tensors[c % p] += ops::parameter_tensors(net[v].op, net[v].parameters);
         if (c % p != 0) tied[c % p] += detail::tied_weights(net[v]);
         held[c].add(net, v, element_bytes(opt.precision));
         int last = c;  // an output crosses every boundary up to its last consumer's chunk
@@ -220,10 +221,9 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.parts.clear();
     r.update = r.communication = seconds{};
     std::int64_t largest = 0;
-    const weights whole{model.parameters(net), net.parameter_tensor_count()};
     for (int s = 0; s < p; ++s) {
         const std::int64_t own = params[s] + tied[s];
-        const seconds update = model.update(whole.part(own), ctx).total();
+        const seconds update = model.update(weights{own, tensors[s] + (tied[s] > 0 ? 1 : 0)}, ctx).total();
         const seconds sync = comm.all_reduce(gradients(own), dp.workers) + (s == 0 || tied[s] > 0 ? tied_sync : seconds{});
         r.parts.push_back({"stage " + std::to_string(s + 1), m * stage_fwd[s], m * stage_bwd[s], update, sync});
         r.update = std::max(r.update, update);
