@@ -130,7 +130,7 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     if (o.cross_gbps) cross = bytes_per_second_of(*o.cross_gbps * 1e9);
     if ((o.layout || o.library || o.update_kernels) && (calibration || !(o.cost_model.empty() || o.cost_model == "kernel"))) {
         const std::string option = o.layout ? "layout" : o.library ? "library" : "update-kernels";
-        const std::string what = o.update_kernels && !o.layout && !o.library ? "update kernels" : option;
+        const std::string what = option == "update-kernels" ? "update kernels" : option;
         throw invalid_argument("--" + option + " sets the kernel model's " + what +
                                " (the default model, without --calibration); leave it out with other cost models");
     }

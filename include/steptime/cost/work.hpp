@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 
@@ -11,6 +12,16 @@
 #include "steptime/graph/network.hpp"
 
 namespace steptime::cost {
+
+namespace detail {
+// The one of `values` that to_string names `name`; std::nullopt for none (the parse_* functions below).
+template <class E>
+constexpr std::optional<E> parse_named(std::string_view name, std::initializer_list<E> values) {
+    for (const E e : values)
+        if (name == to_string(e)) return e;
+    return std::nullopt;
+}
+}  // namespace detail
 
 // Optimizers priced by the weight update: operations and tensors touched per parameter.
 enum class optimizer { sgd, momentum, adam };
@@ -46,9 +57,7 @@ constexpr std::string_view to_string(update_kernels k) { return k == update_kern
 
 // "foreach" or "fused"; std::nullopt for anything else.
 constexpr std::optional<update_kernels> parse_update_kernels(std::string_view name) {
-    for (const update_kernels k : {update_kernels::foreach, update_kernels::fused})
-        if (name == to_string(k)) return k;
-    return std::nullopt;
+    return detail::parse_named(name, {update_kernels::foreach, update_kernels::fused});
 }
 
 constexpr std::string_view to_string(optimizer o) {
@@ -62,9 +71,7 @@ constexpr std::string_view to_string(optimizer o) {
 
 // "sgd", "momentum" or "adam"; std::nullopt for anything else.
 constexpr std::optional<optimizer> parse_optimizer(std::string_view name) {
-    for (const optimizer o : {optimizer::sgd, optimizer::momentum, optimizer::adam})
-        if (name == to_string(o)) return o;
-    return std::nullopt;
+    return detail::parse_named(name, {optimizer::sgd, optimizer::momentum, optimizer::adam});
 }
 
 // The convolution library's generation, where the kernel model prices them apart: cuDNN 9 (PyTorch 2's;
@@ -77,9 +84,7 @@ constexpr std::string_view to_string(conv_library l) { return l == conv_library:
 
 // "cudnn7" or "cudnn9"; std::nullopt for anything else.
 constexpr std::optional<conv_library> parse_conv_library(std::string_view name) {
-    for (const conv_library l : {conv_library::cudnn7, conv_library::cudnn9})
-        if (name == to_string(l)) return l;
-    return std::nullopt;
+    return detail::parse_named(name, {conv_library::cudnn7, conv_library::cudnn9});
 }
 
 namespace detail {

@@ -60,6 +60,12 @@ inline std::int64_t parameter_tensors(const layer_op& op, std::int64_t parameter
         },
         op);
 }
+// An operation of the user's own (basic_network<Op>): one tensor where it has parameters.
+template <class Op>
+    requires(!std::is_convertible_v<const Op&, layer_op>)
+std::int64_t parameter_tensors(const Op&, std::int64_t parameters) {
+    return parameters > 0 ? 1 : 0;
+}
 inline op_work work(const layer_op& op, phase p, const work_args& a) {
     return std::visit([&](const auto& o) { return o.work(p, a); }, op);
 }
