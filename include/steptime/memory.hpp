@@ -64,7 +64,7 @@ inline memory_footprint training_memory(std::int64_t parameters, element_type pr
     memory_footprint m;
     m.weights = bytes_of(n * (4 + half));
     m.gradients = bytes_of(n * element_bytes(gradients));
-    m.optimizer_state = bytes_of(n * 4 * cost::work_of(update_rule).state_tensors);
+    m.optimizer_state = bytes_of(n * cost::work_of(update_rule).state_bytes);
     m.activations = activations;
     m.samples = samples;
     m.capacity = capacity;

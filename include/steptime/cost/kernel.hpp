@@ -150,11 +150,8 @@ struct kernel {
         if (updated.parameters > 0) {
             const auto u = work_of(update_rule);
             const double params = static_cast<double>(updated.parameters);
-            const bool fused = update_launch == update_kernels::fused;
-            t = run({u.flops_per_param * params, (fused ? 4 * u.tensors_read : u.operation_bytes_read) * params,
-                     (fused ? 4 * u.tensors_written : u.operation_bytes_written) * params},
-                    {}, c);
-            t.kernels = fused ? 1 : u.operations;
+            t = run(u.of(params, update_launch), {}, c);
+            t.kernels = update_launch == update_kernels::fused ? 1 : u.operations;
             t.overhead = launch_overhead * t.kernels;
             if (c.precision == element_type::fp16) {
                 t += run({params, 4 * params, 4 * params}, {}, c);

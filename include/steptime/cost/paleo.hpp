@@ -48,10 +48,7 @@ protected:
     }
 
     layer_time update(std::int64_t count, const cost_context& c, seconds overhead) const {
-        const auto u = work_of(update_rule);
-        const double params = static_cast<double>(count);
-        return time_of({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c,
-                       overhead);
+        return time_of(work_of(update_rule).of(static_cast<double>(count)), c, overhead);
     }
 
 private:

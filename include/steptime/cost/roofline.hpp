@@ -31,10 +31,8 @@ struct roofline {
     std::int64_t parameters(const network& net) const { return net.parameter_count(); }
 
     layer_time update(const weights& updated, const cost_context& c) const {
-        const auto u = work_of(update_rule);
-        const double params = static_cast<double>(updated.parameters);
-        if (params == 0) return {};
-        return bound({u.flops_per_param * params, 4 * u.tensors_read * params, 4 * u.tensors_written * params}, c);
+        if (updated.parameters == 0) return {};
+        return bound(work_of(update_rule).of(static_cast<double>(updated.parameters)), c);
     }
 
 private:

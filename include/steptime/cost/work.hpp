@@ -23,35 +23,44 @@ constexpr std::optional<E> parse_named(std::string_view name, std::initializer_l
 }
 }  // namespace detail
 
-// Optimizers priced by the weight update: operations and tensors touched per parameter.
+// Optimizers priced by the weight update: operations and bytes per parameter.
 enum class optimizer { sgd, momentum, adam };
-
-struct update_work {
-    double flops_per_param, tensors_read, tensors_written;
-    double state_tensors;  // kept from step to step besides the weights
-    // Run as one kernel per arithmetic operation (PyTorch's foreach optimizers, its default on GPUs): the
-    // operations, and the FP32 bytes per parameter they read and write between them.
-    double operations, operation_bytes_read, operation_bytes_written;
-};
-constexpr update_work work_of(optimizer o) {
-    switch (o) {
-        // w -= lr * g: reads w, g; writes w. PyTorch: add_(w, g), the same.
-        case optimizer::sgd: return {2, 2, 1, 0, 1, 8, 4};
-        // v = mu v + g; w -= lr v: reads w, g, v; writes w, v. PyTorch: mul_(v), add_(v, g), add_(w, v), each
-        // reading its operands and writing its first: 20 B read, 12 written.
-        case optimizer::momentum: return {4, 3, 2, 1, 3, 20, 12};
-        // Two moments, bias correction, sqrt, divide: reads w, g, m, v; writes w, m, v. PyTorch: lerp_(m, g),
-        // mul_(v), addcmul_(v, g, g), d = sqrt(v), div_(d), add_(d, eps), addcdiv_(w, m, d), each reading its
-        // operands and writing one tensor: 44 B read, 28 written.
-        case optimizer::adam: return {12, 4, 3, 2, 7, 44, 28};
-    }
-    return {2, 2, 1, 0, 1, 8, 4};
-}
 
 // How the update's arithmetic is launched: a kernel per operation over all the weights (`foreach`: PyTorch's
 // default, whose for-loop implementation moves the same bytes), or one pass (`fused`: Apex's and Megatron-LM's
 // optimizers, MXNet's and TensorFlow's update ops).
 enum class update_kernels { foreach, fused };
+
+// The weight update's work per parameter, over FP32 weights, gradients and state.
+struct update_work {
+    double flops;                      // arithmetic
+    double bytes_read, bytes_written;  // one fused pass: each tensor read or written once
+    double state_bytes;                // kept from step to step besides the weights
+    // A kernel per arithmetic operation (PyTorch's foreach optimizers): the operations, and the bytes they read
+    // and write between them.
+    double operations, operation_bytes_read, operation_bytes_written;
+
+    // The update of `parameters` weights, launched as `launch` says.
+    constexpr op_work of(double parameters, update_kernels launch = update_kernels::fused) const {
+        const bool fused = launch == update_kernels::fused;
+        return {flops * parameters, (fused ? bytes_read : operation_bytes_read) * parameters,
+                (fused ? bytes_written : operation_bytes_written) * parameters};
+    }
+};
+constexpr update_work work_of(optimizer o) {
+    switch (o) {
+        // w -= lr * g: reads w, g; writes w. PyTorch: add_(w, g), the same.
+        case optimizer::sgd: return {2, 8, 4, 0, 1, 8, 4};
+        // v = mu v + g; w -= lr v: reads w, g, v; writes w, v. PyTorch: mul_(v), add_(v, g), add_(w, v), each
+        // reading its operands and writing its first: 20 B read, 12 written.
+        case optimizer::momentum: return {4, 12, 8, 4, 3, 20, 12};
+        // Two moments, bias correction, sqrt, divide: reads w, g, m, v; writes w, m, v. PyTorch: lerp_(m, g),
+        // mul_(v), addcmul_(v, g, g), d = sqrt(v), div_(d), add_(d, eps), addcdiv_(w, m, d), each reading its
+        // operands and writing one tensor: 44 B read, 28 written.
+        case optimizer::adam: return {12, 16, 12, 8, 7, 44, 28};
+    }
+    return {2, 8, 4, 0, 1, 8, 4};
+}
 
 constexpr std::string_view to_string(update_kernels k) { return k == update_kernels::fused ? "fused" : "foreach"; }
 
