@@ -207,6 +207,21 @@ TEST_CASE("hybrid: the default model combines the two parts into one step") {
     CHECK(e.parts[1].sync == seconds{});
 }
 
+TEST_CASE("hybrid: a worker runs its optimizer once over both parts' weights") {
+    const network& net = paleo_net("alex_v2_4gpu");
+    const hybrid_parallel h{4, links::get("pcie3-x16")};
+    cost::kernel k{};
+    k.host_overhead = seconds_of(1);  // charged with the update, once a step: far above the update's own time
+    const auto e = estimate(net, devices::get("k40"), k, h, {.batch = 128});
+    REQUIRE(e.parts.size() == 2);
+    // Once, not once per part (2 s and more).
+    CHECK(e.update.value() > 1);
+    CHECK(e.update.value() < 1.01);
+    CHECK(close(e.update.value(), (e.parts[0].update + e.parts[1].update).value()));
+    CHECK(e.parts[0].update > seconds{});
+    CHECK(e.parts[1].update > seconds{});
+}
+
 TEST_CASE("links from JSON: the example file, and bad ones named by file and field") {
     const network_link l = io::load_link(test_support::source_path("data/links/example-link.json"));
     CHECK(l.name == "my-roce-200g");

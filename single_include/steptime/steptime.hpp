@@ -4174,13 +4174,24 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
 
     collective_model sync{compat ? collective::tree : collective::ring, h.network, {}, 8, h.ppp_comm, compat};
     const double eb = compat ? 4.0 : element_bytes(opt.gradients);
-    step_part data{"data_parallel_layers", data_fwd, data_bwd, model.update(weights{data_params, data_tensors}, ctx).total(),
-                   sync.all_reduce(bytes_of(static_cast<double>(data_params) * eb), h.workers)};
     // A worker holds a slice of every split tensor.
     const std::int64_t own_split = compat ? split_params : static_cast<std::int64_t>(split_params / k);
+    // PALEO updates each row's weights on its own; the other models run a worker's optimizer once over all its
+    // weights (one set of launches, one host overhead), each part's row showing its parameters' share.
+    seconds data_update, split_update;
+    if constexpr (compat) {
+        data_update = model.update(weights{data_params, data_tensors}, ctx).total();
+        split_update = model.update(weights{own_split, split_tensors}, ctx).total();
+    } else {
+        const seconds all = model.update(weights{data_params + own_split, data_tensors + split_tensors}, ctx).total();
+        const auto held = static_cast<double>(data_params + own_split);
+        data_update = held > 0 ? all * (static_cast<double>(data_params) / held) : all;
+        split_update = all - data_update;
+    }
+    step_part data{"data_parallel_layers", data_fwd, data_bwd, data_update,
+                   sync.all_reduce(bytes_of(static_cast<double>(data_params) * eb), h.workers)};
     step_part split{"model_parallel_layers", scaled(pass_bounds(net, model_fwd).lower),
-                    scaled(pass_bounds(net, model_bwd).lower),
-                    model.update(weights{own_split, split_tensors}, ctx).total(), seconds{}};
+                    scaled(pass_bounds(net, model_bwd).lower), split_update, seconds{}};
 
     // A worker holds the data-parallel layers whole, with buckets for their gradients, and its share of the split
     // ones; its activations are counted for its own batch (the split layers run all K batches: not counted).
