@@ -201,6 +201,7 @@ if(Python3_FOUND)
   memory_fit(calibration calibration.csv cases.csv "^fit: 32 of 66 rows .*memory 0\\.07-0\\.69 of")
   memory_fit(megatron_sc21 megatron-sc21/calibration.csv megatron-sc21/cases.csv "^fit: 1 of 1 rows .*memory 0\\.69-0\\.69 of")
   memory_fit(tf_k80 tf-benchmarks-k80/calibration.csv tf-benchmarks-k80/cases.csv "^fit: 23 of 23 rows .*memory 0\\.13-0\\.69 of")
+  memory_fit(lambda_tf lambda-tf-benchmark/calibration.csv lambda-tf-benchmark/cases.csv "^fit: 40 of 40 rows .*memory 0\\.15-0\\.59 of")
   # The H100's steps, with the largest batch of each of eight networks that ran (largest_batch.py): 0.97 of its
   # memory as predicted, at most, so every one of them fits, 1.03x the measured largest batch at least.
   memory_fit(pytorch_h100 pytorch-h100/calibration.csv pytorch-h100/cases.csv
@@ -212,6 +213,12 @@ add_test(NAME cli_validate_tf_k80 COMMAND ${cli} validate --data ${validation}/t
          --cases ${validation}/tf-benchmarks-k80/cases.csv)
 set_tests_properties(cli_validate_tf_k80 PROPERTIES PASS_REGULAR_EXPRESSION
   "against 23 published measurements.*TFK-001 +tf_k80_gce +inception-v3 +k80 +2098\\.361 .*\ntf_k80_aws +7 .*\ntf_k80_gce +7 .*\ntf_p100_anchor +9 +[0-9.]+% +[-+][0-9.]+% +0\n")
+# Held-out published training steps of five CNNs on four GPUs (Lambda's tf_cnn_benchmarks tables): every row
+# predicted, the first row's step 512 images / 2636 images/s = 194.234 ms, the last row's 384 / 456 = 842.105 ms.
+add_test(NAME cli_validate_lambda_tf COMMAND ${cli} validate --data ${validation}/lambda-tf-benchmark/calibration.csv
+         --cases ${validation}/lambda-tf-benchmark/cases.csv)
+set_tests_properties(cli_validate_lambda_tf PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 40 published measurements.*LTF-001 +lambda_tf_fp32 +alexnet +gtx-1080-ti +194\\.234 .*LTF-040 +lambda_tf_fp16 +vgg16 +v100-sxm3-32gb +842\\.105 .*\nlambda_tf_fp16 +20 .*\nlambda_tf_fp32 +20 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # --anchor: each row from the same quantity measured on another GPU, scaled by the model's ratio (Habitat's
 # anchoring). The anchor device's own rows are skipped; no common row at all is an error.
 add_test(NAME cli_validate_anchored COMMAND ${cli} validate ${held_out} --anchor titan-x-maxwell)
