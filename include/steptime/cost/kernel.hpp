@@ -151,7 +151,7 @@ struct kernel {
             const auto u = work_of(update_rule);
             const double params = static_cast<double>(updated.parameters);
             t = run(u.of(params, update_launch), {}, c);
-            t.kernels = update_launch == update_kernels::fused ? 1 : u.operations;
+            t.kernels = u.kernels(update_launch);
             t.overhead = launch_overhead * t.kernels;
             if (c.precision == element_type::fp16) {
                 t += run({params, 4 * params, 4 * params}, {}, c);

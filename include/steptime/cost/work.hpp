@@ -40,12 +40,13 @@ struct update_work {
     // and write between them.
     double operations, operation_bytes_read, operation_bytes_written;
 
-    // The update of `parameters` weights, launched as `launch` says.
+    // The update of `parameters` weights, launched as `launch` says, and its kernels.
     constexpr op_work of(double parameters, update_kernels launch = update_kernels::fused) const {
         const bool fused = launch == update_kernels::fused;
         return {flops * parameters, (fused ? bytes_read : operation_bytes_read) * parameters,
                 (fused ? bytes_written : operation_bytes_written) * parameters};
     }
+    constexpr double kernels(update_kernels launch) const { return launch == update_kernels::fused ? 1 : operations; }
 };
 constexpr update_work work_of(optimizer o) {
     switch (o) {
