@@ -1,6 +1,7 @@
 """Checks `steptime predict --anchor DEVICE=TIME`. Its anchored time must be
 - the measured time x the ratio of the two devices' direct predictions (habitat-and-empirical-models.md 6.3),
   in the step's JSON, its CSV and with --phase;
+- with --anchor-batch N, the measured time x this prediction over the other device's at batch N;
 - the same number `validate --anchor` gives the same measurement: JCJ-027f, ResNet-50's forward pass at
   batch 16 on the Maxwell Titan X (55.75 ms, cnn-benchmarks/calibration.csv), anchoring JCJ-024f, the same
   pass on the GTX 1080 Ti.
@@ -38,6 +39,17 @@ rows = list(csv.DictReader(io.StringIO(run("predict", *case, "--anchor", "titan-
 close("CSV (anchored) row", float(rows[-1]["step_s"]), anchored["time_s"])
 if rows[-1]["layer"] != "(anchored)":
     sys.exit(f"CSV's last row is {rows[-1]['layer']!r}, expected (anchored)")
+
+# Measured at batch 64 on the Maxwell Titan X: the ratio takes the model's time there at batch 64.
+there_64 = json.loads(run("predict", *case[:2], "-d", "titan-x-maxwell", "-b", "64", "--format", "json"))["step_s"]
+at_64 = json.loads(run("predict", *case, "--anchor", "titan-x-maxwell=600ms", "--anchor-batch", "64",
+                       "--format", "json"))["anchored"]
+close("anchored step from batch 64", at_64["time_s"], 0.600 * here / there_64)
+if at_64["batch"] != 64 or "batch" in anchored:
+    sys.exit(f"anchored batch {at_64.get('batch')!r} with --anchor-batch 64, {anchored.get('batch')!r} without")
+same = json.loads(run("predict", *case, "--anchor", "titan-x-maxwell=160ms", "--anchor-batch", "16",
+                      "--format", "json"))["anchored"]
+close("--anchor-batch equal to --batch", same["time_s"], anchored["time_s"])
 
 # A forward pass, against validate --anchor on the same measurement.
 phase = json.loads(run("predict", *case, "--phase", "forward", "--anchor", "titan-x-maxwell=55.75ms",

@@ -231,6 +231,17 @@ file(WRITE ${two_anchors} "id,model,device\nJCJ-001f,alexnet-caffe:resolution=22
      "JCJ-004f,alexnet-caffe:resolution=224,titan-x-maxwell\nJCJ-019f,alexnet-caffe:resolution=224,titan-x-maxwell\n")
 cli_fails(validate_two_anchors "^steptime: error: [^\n]*two-anchors-cases.csv: row JCJ-001f: rows JCJ-004f and JCJ-019f both measure its quantity on titan-x-maxwell"
           validate --data ${validation}/cnn-benchmarks/calibration.csv --cases ${two_anchors} --anchor titan-x-maxwell)
+cli_fails(validate_any_batch_alone "^steptime: error: --anchor-any-batch requires --anchor"
+          validate ${held_out} --anchor-any-batch)
+# Two rows of one quantity at the same batch on the anchor (the RTX 3070's FP16 and AMP steps, both amp).
+cli_fails(validate_any_batch_tie "^steptime: error: [^\n]*lambda-resnet50/cases.csv: row LRN-004: rows LRN-033 and LRN-034 both measure its quantity on rtx-3070 at batches equally near its own"
+          validate --data ${validation}/lambda-resnet50/calibration.csv --cases ${validation}/lambda-resnet50/cases.csv
+          --anchor rtx-3070 --anchor-any-batch)
+add_test(NAME cli_validate_anchored_any_batch_header COMMAND ${cli} validate
+         --data ${validation}/lambda-tf-benchmark/calibration.csv --cases ${validation}/lambda-tf-benchmark/cases.csv
+         --anchor gtx-1080-ti --anchor-any-batch)
+set_tests_properties(cli_validate_anchored_any_batch_header PROPERTIES PASS_REGULAR_EXPRESSION
+  "anchored on gtx-1080-ti's measurements at the nearest batch, against 40 .*LTF-006 [^\n]* +136\\.004 +[0-9.]+ +[-+][0-9.]+%  ms\n")
 cli_fails(validate_anchor_data_alone "^steptime: error: --anchor-data requires --anchor-cases"
           validate ${held_out} --anchor titan-x-maxwell --anchor-data ${validation}/calibration.csv)
 if(Python3_FOUND)
@@ -263,6 +274,21 @@ if(Python3_FOUND)
                    p100-sxm2-16gb)
   set_tests_properties(cli_validate_anchored_k80_base_clock PROPERTIES PASS_REGULAR_EXPRESSION
                        "14 rows in 2 categories, anchored better on all")
+  # --anchor-any-batch: Lambda's rows ran each GPU at the largest batch it held, so most anchors are at another
+  # batch. On the V100 PCIe (its one FP32 and one FP16 row anchor every other GPU's ResNet-50) and on the RTX
+  # 2080 Ti (TensorFlow's five networks, FP32 and FP16), the model's ratio must beat the per-sample time.
+  add_test(NAME cli_validate_anchored_any_batch_lambda_resnet50
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_anchored.py $<TARGET_FILE:steptime_cli>
+                   ${validation}/lambda-resnet50/calibration.csv ${validation}/lambda-resnet50/cases.csv v100-pcie-32gb
+                   --any-batch)
+  set_tests_properties(cli_validate_anchored_any_batch_lambda_resnet50 PROPERTIES PASS_REGULAR_EXPRESSION
+                       "27 rows in 3 categories \\(27 at another batch\\), anchored better on all")
+  add_test(NAME cli_validate_anchored_any_batch_lambda_tf
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_anchored.py $<TARGET_FILE:steptime_cli>
+                   ${validation}/lambda-tf-benchmark/calibration.csv ${validation}/lambda-tf-benchmark/cases.csv
+                   rtx-2080-ti --any-batch)
+  set_tests_properties(cli_validate_anchored_any_batch_lambda_tf PROPERTIES PASS_REGULAR_EXPRESSION
+                       "25 rows in 2 categories \\(21 at another batch\\), anchored better on all")
   # predict --anchor: the same formula in every output format, and validate --anchor's number for one row.
   add_test(NAME cli_predict_anchored
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/predict_anchored.py $<TARGET_FILE:steptime_cli>

@@ -122,23 +122,32 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
 
 // `--anchor DEVICE=TIME`: a time measured on DEVICE for the same configuration, carried to this device by the
 // model's ratio of its two predictions (Habitat's anchoring, scale::anchored_ratio), which cancels the
-// model's bias for the network.
+// model's bias for the network. `--anchor-batch N`: that time was measured at batch N, which the model's
+// prediction there takes, so that the ratio carries the batch as well as the device.
+struct anchor_option {
+    std::optional<std::string> measured;  // DEVICE=TIME
+    std::optional<std::int64_t> batch;    // the anchor's batch, if not the prediction's
+};
+
 struct anchored_time {
     std::string device;  // where `measured` was taken
+    std::optional<std::int64_t> batch;  // at which batch, if not the prediction's
     seconds measured, model_there, model_here;
     seconds time;  // measured x model_here / model_there
 };
 
-// `here` is this device's prediction; `there(dev)` predicts the same on another device.
+// `here` is this device's prediction at `batch` (0: the model's own); `there(dev, batch)` predicts the same on
+// another device.
 template <class Predict>
-std::optional<anchored_time> anchored(const std::optional<std::string>& text, seconds here, Predict there) {
-    if (!text) return std::nullopt;
-    auto [dev, measured] = parse_device_time(*text, "--anchor");
+std::optional<anchored_time> anchored(const anchor_option& a, seconds here, std::int64_t batch, Predict there) {
+    if (!a.measured) return std::nullopt;
+    auto [dev, measured] = parse_device_time(*a.measured, "--anchor");
     try {
-        const seconds model_there = there(load_device(dev));
-        return anchored_time{std::move(dev), measured, model_there, here, scale::anchored_ratio(measured, model_there, here)};
+        const seconds model_there = there(load_device(dev), a.batch.value_or(batch));
+        return anchored_time{std::move(dev), a.batch, measured, model_there, here,
+                             scale::anchored_ratio(measured, model_there, here)};
     } catch (const error& e) {  // the device's file or name, or its prediction
-        throw invalid_argument("--anchor '" + *text + "': " + e.what());
+        throw invalid_argument("--anchor '" + *a.measured + "': " + e.what());
     }
 }
 
@@ -146,18 +155,22 @@ std::optional<anchored_time> anchored(const std::optional<std::string>& text, se
 void write_anchored(std::ostream& out, const anchored_time& a, std::string_view what) {
     using detail::ms;
     out << detail::pad_right("anchored " + std::string(what), 15) << detail::pad_left(ms(a.time), 12) << " ms   ("
-        << ms(a.measured) << " ms measured on " << a.device << " x " << detail::fixed(a.model_here / a.model_there, 4)
+        << ms(a.measured) << " ms measured on " << a.device
+        << (a.batch ? " at batch " + std::to_string(*a.batch) : std::string()) << " x " << detail::fixed(a.model_here / a.model_there, 4)
         << ", the model's " << ms(a.model_here) << " ms here over its " << ms(a.model_there) << " ms there)\n";
 }
 
 nlohmann::ordered_json to_json(const anchored_time& a) {
-    return {{"device", a.device}, {"measured_s", a.measured.value()}, {"model_there_s", a.model_there.value()},
-            {"model_here_s", a.model_here.value()}, {"time_s", a.time.value()}};
+    nlohmann::ordered_json j{{"device", a.device}};
+    if (a.batch) j["batch"] = *a.batch;
+    j.update({{"measured_s", a.measured.value()}, {"model_there_s", a.model_there.value()},
+              {"model_here_s", a.model_here.value()}, {"time_s", a.time.value()}});
+    return j;
 }
 
 // `predict --phase`: the chosen passes of one worker, per layer and in total, without the weight update
 // (a kernel benchmark's time).
-void predict_phases(const plan& p, const options& o, const std::string& phase, const std::optional<std::string>& anchor) {
+void predict_phases(const plan& p, const options& o, const std::string& phase, const anchor_option& anchor) {
     using namespace detail;
     const auto passes = parse_phases(phase);
     if (!passes)
@@ -166,12 +179,13 @@ void predict_phases(const plan& p, const options& o, const std::string& phase, c
     if (p.parallel != parallelism::data || p.workers.front() != 1 || p.pipelined())
         throw invalid_argument("--phase times the passes on one device: leave out --workers, --parallelism and the "
                                "pipeline's options");
-    const estimate_options opt{p.batches.front(), p.precision};
-    const auto on = [&](const device& dev) {
+    const auto on = [&](const device& dev, std::int64_t batch) {
+        const estimate_options opt{batch, p.precision};
         return std::visit([&](const auto& model) { return estimate_phases(p.net, dev, model, *passes, opt); }, p.cost);
     };
-    const phase_estimate e = on(p.devices.front());
-    const auto a = anchored(anchor, e.total.total(), [&](const device& dev) { return on(dev).total.total(); });
+    const phase_estimate e = on(p.devices.front(), p.batches.front());
+    const auto a = anchored(anchor, e.total.total(), p.batches.front(),
+                            [&](const device& dev, std::int64_t batch) { return on(dev, batch).total.total(); });
     const double seconds_total = e.total.total().value();
     const double rate = seconds_total > 0 ? e.total.work.value() / seconds_total : 0;  // achieved FLOP/s
     if (o.format == "json") {
@@ -222,14 +236,15 @@ void predict_phases(const plan& p, const options& o, const std::string& phase, c
     }
 }
 
-void predict(const options& o, const std::optional<std::string>& phase, const std::optional<std::string>& anchor) {
+void predict(const options& o, const std::optional<std::string>& phase, const anchor_option& anchor) {
     const plan p = make_plan(o, /*lists=*/false);
     if (phase) return predict_phases(p, o, *phase, anchor);
-    const auto on = [&](const device& dev) {
-        return p.run(dev, p.comm_model(p.comms.front(), p.networks.front()), p.workers.front(), p.batches.front());
+    const auto on = [&](const device& dev, std::int64_t batch) {
+        return p.run(dev, p.comm_model(p.comms.front(), p.networks.front()), p.workers.front(), batch);
     };
-    const step_estimate e = on(p.devices.front());
-    const auto a = anchored(anchor, e.total, [&](const device& dev) { return on(dev).total; });
+    const step_estimate e = on(p.devices.front(), p.batches.front());
+    const auto a = anchored(anchor, e.total, p.batches.front(),
+                            [&](const device& dev, std::int64_t batch) { return on(dev, batch).total; });
     if (o.format == "json") {
         auto j = to_json(p, e);
         if (a) j["anchored"] = to_json(*a);
@@ -302,11 +317,14 @@ int main(int argc, char** argv) {
     p->add_option("--phase", phase,
                   "time only these passes on one device, without the weight update: forward, backward-data, "
                   "backward-weights, backward, training, or a '+' list (forward+backward-data)");
-    std::optional<std::string> anchor;
-    p->add_option("--anchor", anchor,
+    anchor_option anchor;
+    auto* anchor_time = p->add_option("--anchor", anchor.measured,
                   "DEVICE=TIME: a time measured on another device for the same prediction (the step, or the --phase "
                   "passes), e.g. titan-x-maxwell=104ms; also prints it carried here by the model's ratio of the two "
                   "devices' times (Habitat's anchoring)");
+    p->add_option("--anchor-batch", anchor.batch,
+                  "the batch the --anchor time was measured at, if not --batch: the model's ratio carries the batch too")
+        ->check(CLI::Range(std::int64_t{1}, max_batch))->needs(anchor_time);
     p->callback([&] { predict(po, phase, anchor); });
 
     options so;

@@ -2,8 +2,9 @@
 // name (io/published_csv.hpp) with the cost model chosen as in `predict`, and reports the signed error of
 // every row and the MAPE and worst error of each category. With `--anchor DEVICE`, each row is predicted
 // instead from the same quantity measured on DEVICE, times the model's ratio of the two GPUs' times
-// (Habitat's anchored prediction: scale::anchored_ratio). A peak-memory row (GiB) is predicted as the step's
-// memory_footprint, never anchored.
+// (Habitat's anchored prediction: scale::anchored_ratio); with `--anchor-any-batch` that measurement may be at
+// another batch, the nearest one, and the ratio carries the batch too. A peak-memory row (GiB) is predicted as
+// the step's memory_footprint, never anchored.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -32,6 +33,7 @@ struct validate_options {
     std::string data, cases, format = "table";
     bool skip_unsupported = false;  // list the rows the model cannot predict instead of stopping at the first
     std::string anchor;                      // the device whose measurements anchor the predictions
+    bool anchor_any_batch = false;          // an anchor row may be at another batch (the nearest)
     std::string anchor_data, anchor_cases;  // where they are (default: --data and --cases)
     options model;  // --cost-model and the efficiencies, as predict takes them
 };
@@ -48,9 +50,10 @@ case_file read_cases(const std::string& data, const std::string& cases) {
 }
 
 // Whether two rows measure the same quantity, on any GPUs: everything but the device and its library, the
-// id, the category and the value agree (the model's ratio carries a time across both).
-bool same_quantity(const io::published_case& a, const io::published_case& b) {
-    return a.model == b.model && a.precision == b.precision && a.gpus == b.gpus && a.batch == b.batch &&
+// id, the category and the value agree (the model's ratio carries a time across both), and with `any_batch`
+// everything but the batch too.
+bool same_quantity(const io::published_case& a, const io::published_case& b, bool any_batch) {
+    return a.model == b.model && a.precision == b.precision && a.gpus == b.gpus && (any_batch || a.batch == b.batch) &&
            a.metric == b.metric && a.passes == b.passes && a.link == b.link && a.gpus_per_node == b.gpus_per_node &&
            a.overlap == b.overlap && a.layout == b.layout && a.update_rule == b.update_rule && a.update_launch == b.update_launch &&
            a.gradients == b.gradients &&
@@ -143,15 +146,29 @@ void run_validate(const validate_options& o) {
     const std::optional<case_file> anchor_file =
         o.anchor_data.empty() ? std::nullopt : std::optional(read_cases(o.anchor_data, o.anchor_cases));
     const case_file& anchors = anchor_file ? *anchor_file : cases;
-    // The one anchor row of c's quantity, if any; two would leave the choice to the files' order.
+    // The anchor row of c's quantity, if any: with --anchor-any-batch the one of the nearest batch (the smallest
+    // ratio either way). Two equally near would leave the choice to the files' order.
     const auto anchor_of = [&](const io::published_case& c) -> const io::published_case* {
-        const auto matches = [&](const io::published_case& m) { return m.device == o.anchor && same_quantity(m, c); };
-        const auto a = std::ranges::find_if(anchors.rows, matches);
-        if (a == anchors.rows.end()) return nullptr;
-        if (const auto b = std::find_if(std::next(a), anchors.rows.end(), matches); b != anchors.rows.end())
-            throw invalid_argument("rows " + a->id + " and " + b->id + " both measure its quantity on " + o.anchor +
+        const auto distance = [&](const io::published_case& m) {
+            return std::abs(std::log(static_cast<double>(std::max<std::int64_t>(m.batch, 1)) /
+                                     static_cast<double>(std::max<std::int64_t>(c.batch, 1))));
+        };
+        const io::published_case* best = nullptr;
+        const io::published_case* tie = nullptr;
+        for (const auto& m : anchors.rows) {
+            if (m.device != o.anchor || !same_quantity(m, c, o.anchor_any_batch)) continue;
+            if (!best || distance(m) < distance(*best)) {
+                best = &m;
+                tie = nullptr;
+            } else if (distance(m) == distance(*best)) {
+                tie = &m;
+            }
+        }
+        if (tie)
+            throw invalid_argument("rows " + best->id + " and " + tie->id + " both measure its quantity on " + o.anchor +
+                                   (o.anchor_any_batch ? " at batches equally near its own" : "") +
                                    ": anchoring needs one (keep one, or tell them apart in the cases' columns)");
-        return &*a;
+        return best;
     };
     std::map<const io::published_case*, seconds> anchor_predictions;  // an anchor row may anchor several rows
     const auto predicted_anchor = [&](const io::published_case* a) {
@@ -196,7 +213,8 @@ void run_validate(const validate_options& o) {
     if (!o.anchor.empty() && std::ranges::none_of(rows, [](const row_result& r) { return r.anchor != nullptr; }))
         throw invalid_argument("--anchor " + o.anchor + ": no row of " + o.data + " has a measurement of the same quantity on " +
                                o.anchor + " in " + (o.anchor_data.empty() ? o.data : o.anchor_data) +
-                               " (the same model, precision, batch, metric and case columns; the device as the cases name it)");
+                               " (the same model, precision, " + (o.anchor_any_batch ? "" : "batch, ") +
+                               "metric and case columns; the device as the cases name it)");
     for (auto& [name, s] : categories) s.mape /= static_cast<double>(std::max<std::size_t>(s.rows, 1));
     const std::string model = o.model.cost_model.empty() ? "kernel" : o.model.cost_model;
 
@@ -208,7 +226,9 @@ void run_validate(const validate_options& o) {
             const std::string unit = r.c.measures_memory() ? "gib" : "ms";
             nlohmann::ordered_json row{{"id", r.c.id}, {"category", r.c.category}, {"model", r.c.model},
                                        {"device", r.c.device}, {"measured_" + unit, r.measured()}};
-            if (r.anchor) row.update({{"anchor_id", r.anchor->id}, {"anchor_ms", r.anchor->time.value() * 1e3}});
+            if (r.c.batch > 0) row["batch"] = r.c.batch;
+            if (r.anchor)
+                row.update({{"anchor_id", r.anchor->id}, {"anchor_batch", r.anchor->batch}, {"anchor_ms", r.anchor->time.value() * 1e3}});
             if (r.skipped.empty()) {
                 row["predicted_" + unit] = r.predicted_value();
                 row["error"] = r.error;
@@ -229,7 +249,7 @@ void run_validate(const validate_options& o) {
     for (const auto& r : rows) id_width = std::max(id_width, r.c.id.size() + 1);
     for (const auto& [name, s] : categories) width = std::max(width, name.size() + 1);
     std::cout << "validation of the " << model << " cost model"
-              << (o.anchor.empty() ? "" : ", anchored on " + o.anchor + "'s measurements,") << " against " << rows.size()
+              << (o.anchor.empty() ? "" : ", anchored on " + o.anchor + "'s measurements" + (o.anchor_any_batch ? " at the nearest batch," : ",")) << " against " << rows.size()
               << " published measurements (" << o.data << ")\n\n"
               << pad_right("id", id_width) << pad_right("category", width) << pad_right("model", 30)
               << pad_right("device", 17)
@@ -278,6 +298,10 @@ void add_validate_command(CLI::App& app) {
                             ->check(CLI::ExistingFile)->needs(anchor);
     cmd->add_option("--anchor-cases", o->anchor_cases, "the cases of --anchor-data")
         ->check(CLI::ExistingFile)->needs(anchor_data);
+    cmd->add_flag("--anchor-any-batch", o->anchor_any_batch,
+                  "the anchor's measurement may be at another batch (the nearest one): the model's ratio carries the "
+                  "batch as well as the device")
+        ->needs(anchor);
     anchor_data->needs("--anchor-cases");
     cmd->add_option("--cost-model", o->model.cost_model, "kernel (default), paleo, paleo-compat or roofline")
         ->check(CLI::IsMember({"kernel", "paleo", "paleo-compat", "roofline"}));
