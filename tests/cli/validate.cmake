@@ -237,6 +237,16 @@ cli_fails(validate_any_batch_alone "^steptime: error: --anchor-any-batch require
 cli_fails(validate_any_batch_tie "^steptime: error: [^\n]*lambda-resnet50/cases.csv: row LRN-004: rows LRN-033 and LRN-034 both measure its quantity on rtx-3070 at batches equally near its own"
           validate --data ${validation}/lambda-resnet50/calibration.csv --cases ${validation}/lambda-resnet50/cases.csv
           --anchor rtx-3070 --anchor-any-batch)
+# The nearest batch anchors: for batch 48, the row at 64 (4/3 away) rather than the one at 16 (3x away).
+set(nearest_dir ${CMAKE_CURRENT_BINARY_DIR}/nearest-batch)
+file(WRITE ${nearest_dir}/calibration.csv "id,category,num_gpus,batch_per_gpu,metric,value,unit\n"
+     "A16,c,1,16,forward_ms,10,ms\nA64,c,1,64,forward_ms,40,ms\nT48,c,1,48,forward_ms,20,ms\n")
+file(WRITE ${nearest_dir}/cases.csv "id,model,device\nA16,resnet50,titan-x-maxwell\nA64,resnet50,titan-x-maxwell\n"
+     "T48,resnet50,gtx-1080-ti\n")
+add_test(NAME cli_validate_anchored_nearest_batch COMMAND ${cli} validate --data ${nearest_dir}/calibration.csv
+         --cases ${nearest_dir}/cases.csv --anchor titan-x-maxwell --anchor-any-batch --format json)
+set_tests_properties(cli_validate_anchored_nearest_batch PROPERTIES PASS_REGULAR_EXPRESSION
+  "\"id\": \"T48\",[^}]*\"batch\": 48,[^}]*\"anchor_id\": \"A64\",[^}]*\"anchor_batch\": 64,")
 add_test(NAME cli_validate_anchored_any_batch_header COMMAND ${cli} validate
          --data ${validation}/lambda-tf-benchmark/calibration.csv --cases ${validation}/lambda-tf-benchmark/cases.csv
          --anchor gtx-1080-ti --anchor-any-batch)

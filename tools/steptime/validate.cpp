@@ -7,11 +7,13 @@
 // the step's memory_footprint, never anchored.
 #include <algorithm>
 #include <cmath>
+#include <compare>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <steptime/io.hpp>
@@ -149,18 +151,25 @@ void run_validate(const validate_options& o) {
     // The anchor row of c's quantity, if any: with --anchor-any-batch the one of the nearest batch (the smallest
     // ratio either way). Two equally near would leave the choice to the files' order.
     const auto anchor_of = [&](const io::published_case& c) -> const io::published_case* {
-        const auto distance = [&](const io::published_case& m) {
-            return std::abs(std::log(static_cast<double>(std::max<std::int64_t>(m.batch, 1)) /
-                                     static_cast<double>(std::max<std::int64_t>(c.batch, 1))));
+        // m's batch against c's as the larger over the smaller, kept as a fraction to compare exactly (batches
+        // are at most 2^31, so the cross products fit).
+        const auto ratio = [&](const io::published_case& m) {
+            const std::int64_t x = std::max<std::int64_t>(m.batch, 1), y = std::max<std::int64_t>(c.batch, 1);
+            return std::pair{std::max(x, y), std::min(x, y)};
+        };
+        const auto compare = [&](const io::published_case& m, const io::published_case& n) {
+            const auto [mh, ml] = ratio(m);
+            const auto [nh, nl] = ratio(n);
+            return mh * nl <=> nh * ml;
         };
         const io::published_case* best = nullptr;
         const io::published_case* tie = nullptr;
         for (const auto& m : anchors.rows) {
             if (m.device != o.anchor || !same_quantity(m, c, o.anchor_any_batch)) continue;
-            if (!best || distance(m) < distance(*best)) {
+            if (!best || compare(m, *best) < 0) {
                 best = &m;
                 tie = nullptr;
-            } else if (distance(m) == distance(*best)) {
+            } else if (compare(m, *best) == 0) {
                 tie = &m;
             }
         }
