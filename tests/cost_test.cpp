@@ -504,11 +504,20 @@ TEST_CASE("kernel: NCHW transposes tensor-core convolutions and prices batch nor
     CHECK(close(bn32.total().value(), bn32.traffic.value() / (0.55 * 900e9) + 5e-6));
     CHECK(close(layer(nchw, "bn", element_type::fp16).total().value(), bn32.total().value()));
     CHECK(close(layer(nhwc, "bn", element_type::fp16).total().value(), bn32.traffic.value() / 2 / (0.8 * 900e9) + 5e-6));
-    // An H200 (132 SMs, 4800 GB/s) holds these strided kernels at its SMs' 132 x 13.96 GB/s (the H100's
-    // 0.55 x 3350 GB/s over the same 132 SMs), not at 0.55 of its own bandwidth.
-    const auto bn_h200 =
-        nchw.layer(net, *net.find("bn"), pass::forward, cost_context{devices::get("h200-sxm-141gb"), 64, element_type::fp32, false});
-    CHECK(close(bn_h200.total().value(), bn_h200.traffic.value() / (132 * 13.96e9) + 5e-6));
+    // An H200 (132 SMs, 4800 GB/s) holds these strided kernels at 13.96 GB/s per busy SM (the H100's 0.55 x
+    // 3350 GB/s over the same 132 SMs), not at 0.55 of its own bandwidth; and a batch norm keeps an SM busy per
+    // channel: 64 of them for this one, all 132 for one of 256 channels. On the V100 above, 64 SMs' 894 GB/s
+    // is more than 0.55 of its 900 GB/s, which binds.
+    network wide;
+    wide.add("data", ops::input{tensor_shape::image(14, 14, 256)});
+    wide.add("bn", ops::batch_norm{}, {"data"});
+    const auto on_h200 = [&](const network& n) {
+        return nchw.layer(n, *n.find("bn"), pass::forward,
+                          cost_context{devices::get("h200-sxm-141gb"), 64, element_type::fp32, false});
+    };
+    const auto bn64 = on_h200(net), bn256 = on_h200(wide);
+    CHECK(close(bn64.total().value(), bn64.traffic.value() / (64 * 13.96e9) + 5e-6));
+    CHECK(close(bn256.total().value(), bn256.traffic.value() / (132 * 13.96e9) + 5e-6));
     CHECK(parse_layout("nhwc") == activation_layout::nhwc);
     CHECK(parse_layout("NCHW") == std::nullopt);
     // cuDNN 7.6 ran NCHW tensor-core convolutions without transposes: its NCHW convolution costs what NHWC's

@@ -31,9 +31,10 @@ struct kernel_efficiency {
     // the transposes to NHWC around tensor-core convolutions (the H100's convolutions alone, NCHW against
     // NHWC: 0.58). validation/measured/pytorch-h100/README.md.
     ratio nchw_strided = ratio_of(0.55);
-    // ... and no faster than this per SM: waiting on DRAM's latency, such a kernel moves the bytes its SMs
-    // keep in flight (Little's law), which more bandwidth does not raise. The H100's 0.55 x 3350 GB/s over
-    // its 132 SMs; an H200 (the same SMs, 1.43x the bandwidth) runs them no faster (pytorch-h200/README.md).
+    // ... and no faster than this per busy SM (a batch norm keeps one per channel busy): waiting on DRAM's
+    // latency, such a kernel moves the bytes its SMs keep in flight (Little's law), which more bandwidth does
+    // not raise. The H100's 0.55 x 3350 GB/s over its 132 SMs; an H200 (the same SMs, 1.43x the bandwidth)
+    // runs them no faster (pytorch-h200/README.md).
     bytes_per_second nchw_strided_per_sm = bytes_per_second_of(13.96e9);
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
     // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores. A 5x5
@@ -261,10 +262,15 @@ private:
     }
 
     // What an NCHW-strided kernel (batch norm, a transpose) moves per second: nchw_strided of the DRAM's
-    // bandwidth, and no more than nchw_strided_per_sm per SM.
-    bytes_per_second strided_bandwidth(const device& d) const {
+    // bandwidth, and no more than nchw_strided_per_sm per busy SM. A batch norm of `channels` channels keeps at
+    // most that many SMs busy: cuDNN's NCHW kernels reduce each channel in one thread block (the H100's
+    // ResNet-50 profile: its 64-channel conv1/bn ran at 850-1,290 GB/s, the layers of 128 channels and more at
+    // 2,350-2,440; validation/measured/pytorch-h100/README.md).
+    bytes_per_second strided_bandwidth(const device& d, double channels = 0) const {
         const bytes_per_second b = d.memory_bandwidth * efficiency.nchw_strided;
-        return d.sm_count ? std::min(b, static_cast<double>(*d.sm_count) * efficiency.nchw_strided_per_sm) : b;
+        if (!d.sm_count) return b;
+        const double busy = channels > 0 ? std::min<double>(*d.sm_count, channels) : *d.sm_count;
+        return std::min(b, busy * efficiency.nchw_strided_per_sm);
     }
 
     // Multiplications Winograd's F(2x2, r x r) saves on an r x r filter: 4 r^2 outputs' products in
@@ -285,7 +291,7 @@ private:
         // (cuDNN's non-fused Winograd takes both, in all three passes); 0 for any other kernel.
         double winograd_filter = 0;
         bool transposed = false;     // a convolution transposed around tensor cores in NCHW (not 1x1 stride 1)
-        bool normalization = false;  // batch norm (FP32 cost in NCHW)
+        double normalized_channels = 0;  // batch norm's channels, 0 for any other kernel (FP32 cost in NCHW)
         double sm_cycles = 0;        // the least the kernel spends, in SM cycles (windowed pooling's)
     };
 
@@ -329,7 +335,8 @@ private:
             const double elements = static_cast<double>((forward ? l.output : l.inputs[0]).elements()) * n;
             return {.sm_cycles = elements * (forward ? efficiency.pool_cycles_forward : efficiency.pool_cycles_backward)};
         }
-        return {.normalization = std::holds_alternative<ops::batch_norm>(op)};
+        if (std::holds_alternative<ops::batch_norm>(op)) return {.normalized_channels = static_cast<double>(l.output.c())};
+        return {};
     }
 
     // The pass of an operation of several kernels (ops::recurrent, ops::attention): each priced on its own, a
@@ -355,10 +362,10 @@ private:
     // Winograd (cuDNN's tensor-core kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and cuDNN 9
     // transposes tensor-core convolutions.
     layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
-        const bool nchw = layout == activation_layout::nchw;
+        const bool nchw_norm = layout == activation_layout::nchw && k.normalized_channels > 0;
         const bytes_per_second bandwidth =
-            nchw && k.normalization ? strided_bandwidth(c.dev) : c.dev.memory_bandwidth * efficiency.memory;
-        if (const double widen = 4 / element_bytes(c.precision); nchw && k.normalization && widen > 1) {
+            nchw_norm ? strided_bandwidth(c.dev, k.normalized_channels) : c.dev.memory_bandwidth * efficiency.memory;
+        if (const double widen = 4 / element_bytes(c.precision); nchw_norm && widen > 1) {
             w.bytes_read *= widen;
             w.bytes_written *= widen;
         }
@@ -389,7 +396,7 @@ private:
             sum.kernels = 0;  // within the GEMM's own launch
             t += sum;
         }
-        if (tensor_pipe && k.transposed && nchw && library == conv_library::cudnn9) {
+        if (tensor_pipe && k.transposed && layout == activation_layout::nchw && library == conv_library::cudnn9) {
             const double moved = w.bytes_read + w.bytes_written;  // each tensor read once and written once
             t += detail::roofline_kernel({0, moved, moved}, rate, strided_bandwidth(c.dev), launch_overhead);
         }
