@@ -16,7 +16,10 @@ cli, folder = sys.argv[1:3]
 def validate(*extra):
     out = subprocess.run([cli, "validate", "--data", f"{folder}/calibration.csv", "--cases", f"{folder}/cases.csv",
                           "--format", "json", *extra], capture_output=True, text=True)
-    return json.loads(out.stdout)["rows"] if out.returncode == 0 else None
+    if out.returncode != 0:  # e.g. two rows of one quantity at one batch on the anchor: say why on stderr
+        print(out.stderr.strip(), file=sys.stderr)
+        return None
+    return json.loads(out.stdout)["rows"]
 
 
 def mape(errors):
@@ -30,7 +33,7 @@ for name in sorted({r["category"] for r in direct}):
     by_anchor, per_sample, refused = {}, [], []
     for gpu in sorted({r["device"] for r in direct if r["category"] == name}):
         rows = validate("--anchor", gpu, "--anchor-any-batch")
-        if rows is None:  # two rows of one quantity at one batch on that GPU: no anchor
+        if rows is None:  # validate refused this anchor (its reason is on stderr)
             refused.append(gpu)
             continue
         rows = [r for r in rows if r["category"] == name and "error" in r and category[r["anchor_id"]] == name]
@@ -43,4 +46,4 @@ for name in sorted({r["category"] for r in direct}):
     print(f"{name}: alone {mape(alone):.1f}% ({len(alone)} rows); anchored {statistics.mean(by_anchor.values()):.1f}% "
           f"over {len(by_anchor)} anchors (best {by_anchor[best]:.1f}% on {best}, worst {by_anchor[worst]:.1f}% on "
           f"{worst}); per sample unchanged {mape(per_sample):.1f}%"
-          + (f"; not anchors (two rows of one quantity): {', '.join(refused)}" if refused else ""))
+          + (f"; not anchors (validate refused them): {', '.join(refused)}" if refused else ""))

@@ -166,10 +166,11 @@ void run_validate(const validate_options& o) {
         const io::published_case* tie = nullptr;
         for (const auto& m : anchors.rows) {
             if (m.device != o.anchor || !same_quantity(m, c, o.anchor_any_batch)) continue;
-            if (!best || compare(m, *best) < 0) {
+            const auto order = best ? compare(m, *best) : std::strong_ordering::less;
+            if (order < 0) {
                 best = &m;
                 tie = nullptr;
-            } else if (compare(m, *best) == 0) {
+            } else if (order == 0) {
                 tie = &m;
             }
         }
