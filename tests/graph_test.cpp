@@ -2,6 +2,7 @@
 // handling of graphs and batches.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <map>
@@ -9,6 +10,7 @@
 #include <string_view>
 #include <tuple>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 #include <steptime/io.hpp>
 
@@ -143,6 +145,42 @@ TEST_CASE("pass_bounds: chain, diamond, nested branches") {
         CHECK(ms(b.lower) == doctest::Approx(11));
         CHECK(ms(b.upper) == doctest::Approx(18));
     }
+}
+
+TEST_CASE("issue_queue: the host issues kernels 10 us apart, the GPU runs them in order") {
+    const auto us = [](double t) { return microseconds_of(t); };
+    const auto finish = [&](std::initializer_list<std::pair<double, double>> layers) {  // {kernels, busy us}
+        issue_queue q{us(10)};
+        for (const auto& [kernels, busy] : layers) q.add(kernels, us(busy));
+        return q.finished().value() * 1e6;
+    };
+    // One 100 us kernel: issued at 10 us, done at 110.
+    CHECK(finish({{1, 100}}) == doctest::Approx(110));
+    // Four 1 us kernels: the host binds; the last is issued at 40 and runs 1 us.
+    CHECK(finish({{4, 4}}) == doctest::Approx(41));
+    // A heavy kernel, then ten light ones: issued by 110, they wait for it and run back to back (110 + 10 x 1).
+    CHECK(finish({{1, 100}, {10, 10}}) == doctest::Approx(120));
+    // The other way round the GPU idles while the light ones are issued; the heavy one starts at its issue,
+    // 110, and ends at 210: twice the larger of the GPU's 110 us and the host's 110 us.
+    CHECK(finish({{10, 10}, {1, 100}}) == doctest::Approx(210));
+    // Time without a kernel (a transfer) follows the GPU's work.
+    CHECK(finish({{1, 100}, {0, 5}}) == doctest::Approx(115));
+
+    // The closed form per layer agrees with issuing each kernel on its own.
+    const std::vector<std::pair<int, double>> layers{{3, 50}, {1, 2}, {7, 140}, {2, 1}, {5, 30}, {1, 400}, {9, 9}};
+    double issued = 0, done = 0;
+    for (const auto& [kernels, busy] : layers)
+        for (int j = 0; j < kernels; ++j) {
+            issued += 10;
+            done = std::max(done, issued) + busy / kernels;
+        }
+    issue_queue q{us(10)};
+    for (const auto& [kernels, busy] : layers) q.add(kernels, us(busy));
+    CHECK(q.finished().value() * 1e6 == doctest::Approx(done));
+    // Without a dispatch time a pass is its layers' sum.
+    issue_queue free{us(0)};
+    for (const auto& [kernels, busy] : layers) free.add(kernels, us(busy));
+    CHECK(free.finished().value() * 1e6 == doctest::Approx(50 + 2 + 140 + 1 + 30 + 400 + 9));
 }
 
 TEST_CASE("estimate() on inception_v3, the net PALEO's parallel bounds crash on (paleo-model.md 6.3)") {

@@ -12,6 +12,7 @@
 #include "steptime/cost/layer_time.hpp"
 #include "steptime/graph/activations.hpp"
 #include "steptime/graph/bounds.hpp"
+#include "steptime/graph/issue_queue.hpp"
 #include "steptime/graph/network.hpp"
 #include "steptime/memory.hpp"
 
@@ -142,6 +143,15 @@ std::optional<network_link> tensor_group_link(const Net& net, const device& dev,
     return network_link{"intra-node", *dev.intra_node_link, microseconds_of(2.0), "the device's intra_node_link"};
 }
 
+// The host's time to issue a kernel, for a model that prices it (cost::kernel); zero for the others.
+template <class Model>
+seconds host_dispatch_of(const Model& model) {
+    if constexpr (requires { { model.host_dispatch } -> std::convertible_to<seconds>; })
+        return model.host_dispatch;
+    else
+        return seconds{};
+}
+
 // The optimizer whose state the model's update keeps; PALEO's own update (paleo-compat) is plain SGD.
 template <class Model>
 cost::optimizer update_rule_of(const Model& model) {
@@ -178,7 +188,6 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.precision = opt.precision;
     r.layers.reserve(net.size());
     std::vector<seconds> fwd(net.size()), bwd(net.size());
-    double fwd_kernels = 0, bwd_kernels = 0;
     activation_tally held;
     for (auto v : net.vertices()) {
         const auto& l = net[v];
@@ -198,13 +207,12 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         bwd[v] = e.backward.total();
         r.forward += fwd[v];
         r.backward += bwd[v];
-        fwd_kernels += e.forward.kernels;
-        bwd_kernels += e.backward.kernels;
     }
-    if constexpr (requires { { model.pass_floor(1.0) } -> std::same_as<seconds>; }) {  // the host issues the kernels
-        r.forward = std::max(r.forward, model.pass_floor(fwd_kernels));
-        r.backward = std::max(r.backward, model.pass_floor(bwd_kernels));
-    }
+    issue_queue forward{detail::host_dispatch_of(model)}, backward{detail::host_dispatch_of(model)};
+    for (auto v : net.vertices()) forward.add(r.layers[v].forward.kernels, fwd[v]);
+    for (auto v = net.size(); v-- > 0;) backward.add(r.layers[v].backward.kernels, bwd[v]);  // the gradients go back
+    r.forward = forward.finished();
+    r.backward = backward.finished();
     r.parameters = model.parameters(net);
     r.update = model.update(weights{r.parameters, net.parameter_tensor_count()}, ctx).total();
     r.total = r.forward + r.backward + r.update;

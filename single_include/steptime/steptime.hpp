@@ -2794,9 +2794,10 @@ struct kernel {
     // Per step on the host: data loading and framework work not hidden behind the GPU. Zero by default (it is
     // the job's, not the GPU's); charged with the weight update.
     seconds host_overhead{};
-    // The host's time to issue one kernel (an eager framework's dispatch): a training step's forward or
-    // backward pass is no shorter than its kernels times this, however little each does. PyTorch 2.11 on
-    // the H100 machine: ResNet-50's batch-1 FP32 step, 11.9 ms over its 440 kernels (README.md).
+    // The host's time to issue one kernel (an eager framework's dispatch): a training step's passes run
+    // their kernels as the host issues them (steptime/graph/issue_queue.hpp), so a pass is no shorter than its
+    // kernels times this, however little each does. PyTorch 2.11 on the H100 machine: ResNet-50's batch-1
+    // FP32 step, 11.9 ms over its 440 kernels (README.md).
     seconds host_dispatch = microseconds_of(27);
     // Activations in NCHW (PyTorch's and Caffe's default) cost two things around tensor cores, both measured
     // on the H100 (validation/measured/pytorch-h100/README.md): cuDNN 9 transposes a tensor-core convolution's
@@ -2848,9 +2849,6 @@ struct kernel {
         detail::require_overhead(name, "host_dispatch", host_dispatch);
         detail::require_overhead(name, "host_per_update_tensor", host_per_update_tensor);
     }
-
-    // The shortest a pass of `kernels` kernels can take: the host issues them one after another.
-    seconds pass_floor(double kernels) const { return host_dispatch * kernels; }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,
@@ -3603,6 +3601,43 @@ private:
 
 }  // namespace steptime
 // ---- end steptime/graph/activations.hpp ----
+// ---- begin steptime/graph/issue_queue.hpp ----
+// steptime/graph/issue_queue.hpp: a pass as an eager framework runs it. The host issues the kernels one after
+// another, `dispatch` apart, into one stream; the GPU starts each once it is issued and the one before it has
+// finished. The pass ends with its last kernel: the latest, over its kernels, of a kernel's issue time plus the
+// GPU's work from that kernel on (the max-plus recurrence of a queue with one server).
+
+
+
+namespace steptime {
+
+class issue_queue {
+public:
+    explicit issue_queue(seconds dispatch) : dispatch_(dispatch) {}
+
+    // A layer's pass: `kernels` kernels taking `busy` of GPU time together, taken as equal. Kernel j of n is
+    // issued at issued + j x dispatch and ends at the later of that and the previous kernel's end, plus
+    // busy / n; the latest chain starts at the first kernel or at the last. Time without a kernel (a
+    // transfer) follows the GPU's work.
+    void add(double kernels, seconds busy) {
+        if (kernels <= 0) {
+            finished_ += busy;
+            return;
+        }
+        const double n = std::max(kernels, 1.0);
+        finished_ = std::max({finished_ + busy, issued_ + dispatch_ + busy, issued_ + dispatch_ * n + busy / n});
+        issued_ += dispatch_ * n;
+    }
+
+    seconds finished() const { return finished_; }
+
+private:
+    seconds dispatch_;
+    seconds issued_{}, finished_{};
+};
+
+}  // namespace steptime
+// ---- end steptime/graph/issue_queue.hpp ----
 // ---- begin steptime/memory.hpp ----
 // steptime/memory.hpp: what a training step keeps in one GPU's memory, and whether it fits the device's.
 
@@ -3800,6 +3835,15 @@ std::optional<network_link> tensor_group_link(const Net& net, const device& dev,
     return network_link{"intra-node", *dev.intra_node_link, microseconds_of(2.0), "the device's intra_node_link"};
 }
 
+// The host's time to issue a kernel, for a model that prices it (cost::kernel); zero for the others.
+template <class Model>
+seconds host_dispatch_of(const Model& model) {
+    if constexpr (requires { { model.host_dispatch } -> std::convertible_to<seconds>; })
+        return model.host_dispatch;
+    else
+        return seconds{};
+}
+
 // The optimizer whose state the model's update keeps; PALEO's own update (paleo-compat) is plain SGD.
 template <class Model>
 cost::optimizer update_rule_of(const Model& model) {
@@ -3836,7 +3880,6 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.precision = opt.precision;
     r.layers.reserve(net.size());
     std::vector<seconds> fwd(net.size()), bwd(net.size());
-    double fwd_kernels = 0, bwd_kernels = 0;
     activation_tally held;
     for (auto v : net.vertices()) {
         const auto& l = net[v];
@@ -3856,13 +3899,12 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         bwd[v] = e.backward.total();
         r.forward += fwd[v];
         r.backward += bwd[v];
-        fwd_kernels += e.forward.kernels;
-        bwd_kernels += e.backward.kernels;
     }
-    if constexpr (requires { { model.pass_floor(1.0) } -> std::same_as<seconds>; }) {  // the host issues the kernels
-        r.forward = std::max(r.forward, model.pass_floor(fwd_kernels));
-        r.backward = std::max(r.backward, model.pass_floor(bwd_kernels));
-    }
+    issue_queue forward{detail::host_dispatch_of(model)}, backward{detail::host_dispatch_of(model)};
+    for (auto v : net.vertices()) forward.add(r.layers[v].forward.kernels, fwd[v]);
+    for (auto v = net.size(); v-- > 0;) backward.add(r.layers[v].backward.kernels, bwd[v]);  // the gradients go back
+    r.forward = forward.finished();
+    r.backward = backward.finished();
     r.parameters = model.parameters(net);
     r.update = model.update(weights{r.parameters, net.parameter_tensor_count()}, ctx).total();
     r.total = r.forward + r.backward + r.update;
@@ -4419,19 +4461,17 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     const std::vector<int> chunk = detail::pipeline_chunks(net, time, std::int64_t{p} * pp.chunks_per_stage);
     const int k = p * pp.chunks_per_stage;  // at most the layers, checked by the cut
 
-    // Per chunk: its passes (with the host's floor), its tensor-parallel all-reduces, the elements it sends on.
-    std::vector<seconds> fwd(k), bwd(k), group(k);
-    std::vector<double> fwd_kernels(k), bwd_kernels(k), sent(k);
+    // Per chunk: its passes (as the host issues them), its tensor-parallel all-reduces, the elements it sends on.
+    std::vector<issue_queue> fwd(k, issue_queue{detail::host_dispatch_of(model)}), bwd = fwd;
+    std::vector<seconds> group(k);
+    std::vector<double> sent(k);
     std::vector<std::int64_t> params(p), tied(p), tensors(p);
     std::vector<activation_tally> held(k);  // a sample's activation bytes in each chunk
     for (auto v : net.vertices()) {
         const int c = chunk[v];
         const auto& e = r.layers[v];
-        fwd[c] += e.forward.total();
-        bwd[c] += e.backward.total();
+        fwd[c].add(e.forward.kernels, e.forward.total());
         if (t > 1) group[c] += e.forward.remote + e.backward.remote;
-        fwd_kernels[c] += e.forward.kernels;
-        bwd_kernels[c] += e.backward.kernels;
         params[c % p] += net[v].parameters;
         tensors[c % p] += ops::parameter_tensors(net[v].op, net[v].parameters);
         if (c % p != 0) tied[c % p] += detail::tied_weights(net[v]);
@@ -4440,6 +4480,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         for (auto w : net.children(v)) last = std::max(last, chunk[w]);
         for (int b = c; b < last; ++b) sent[b] += static_cast<double>(net[v].output.elements());
     }
+    for (auto v = net.size(); v-- > 0;) bwd[chunk[v]].add(r.layers[v].backward.kernels, r.layers[v].backward.total());
     // Megatron-LM's SC21 code keeps each received tensor until its backward pass, while the sender keeps its output.
     for (int c = 1; c < k; ++c) held[c].add_kept(sent[c - 1] * element_bytes(opt.precision));
     const std::optional<network_link> group_link = detail::tensor_group_link(net, dev, opt);
@@ -4450,13 +4491,9 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     };
     std::vector<seconds> stage_fwd(p), stage_bwd(p), stage_send(p), stage_group(p), busy(p);
     for (int c = 0; c < k; ++c) {
-        if constexpr (requires { { model.pass_floor(1.0) } -> std::same_as<seconds>; }) {
-            fwd[c] = std::max(fwd[c], model.pass_floor(fwd_kernels[c]));
-            bwd[c] = std::max(bwd[c], model.pass_floor(bwd_kernels[c]));
-        }
         const int s = c % p;  // chunk c runs on stage c mod p (interleaved: stage s holds s, s + p, ...)
-        stage_fwd[s] += fwd[c];
-        stage_bwd[s] += bwd[c];
+        stage_fwd[s] += fwd[c].finished();
+        stage_bwd[s] += bwd[c].finished();
         stage_group[s] += group[c];
         if (p > 1 && c + 1 < k) stage_send[s] += send(sent[c]);  // activations forward
         if (p > 1 && c > 0) stage_send[s] += send(sent[c - 1]);  // their gradients back

@@ -67,9 +67,10 @@ struct kernel {
     // Per step on the host: data loading and framework work not hidden behind the GPU. Zero by default (it is
     // the job's, not the GPU's); charged with the weight update.
     seconds host_overhead{};
-    // The host's time to issue one kernel (an eager framework's dispatch): a training step's forward or
-    // backward pass is no shorter than its kernels times this, however little each does. PyTorch 2.11 on
-    // the H100 machine: ResNet-50's batch-1 FP32 step, 11.9 ms over its 440 kernels (README.md).
+    // The host's time to issue one kernel (an eager framework's dispatch): a training step's passes run
+    // their kernels as the host issues them (steptime/graph/issue_queue.hpp), so a pass is no shorter than its
+    // kernels times this, however little each does. PyTorch 2.11 on the H100 machine: ResNet-50's batch-1
+    // FP32 step, 11.9 ms over its 440 kernels (README.md).
     seconds host_dispatch = microseconds_of(27);
     // Activations in NCHW (PyTorch's and Caffe's default) cost two things around tensor cores, both measured
     // on the H100 (validation/measured/pytorch-h100/README.md): cuDNN 9 transposes a tensor-core convolution's
@@ -121,9 +122,6 @@ struct kernel {
         detail::require_overhead(name, "host_dispatch", host_dispatch);
         detail::require_overhead(name, "host_per_update_tensor", host_per_update_tensor);
     }
-
-    // The shortest a pass of `kernels` kernels can take: the host issues them one after another.
-    seconds pass_floor(double kernels) const { return host_dispatch * kernels; }
 
     layer_time layer(const network& net, network::vertex v, pass p, const cost_context& c) const {
         return detail::per_kernel(net, v, p, c, detail::cross_bandwidth(cross_device_bandwidth, c.dev) * ppp_comm,

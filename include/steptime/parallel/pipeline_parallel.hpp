@@ -19,6 +19,7 @@
 #include "steptime/detail/checked.hpp"
 #include "steptime/estimate.hpp"
 #include "steptime/graph/activations.hpp"
+#include "steptime/graph/issue_queue.hpp"
 #include "steptime/parallel/data_parallel.hpp"
 
 namespace steptime {
@@ -165,19 +166,17 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     const std::vector<int> chunk = detail::pipeline_chunks(net, time, std::int64_t{p} * pp.chunks_per_stage);
     const int k = p * pp.chunks_per_stage;  // at most the layers, checked by the cut
 
-    // Per chunk: its passes (with the host's floor), its tensor-parallel all-reduces, the elements it sends on.
-    std::vector<seconds> fwd(k), bwd(k), group(k);
-    std::vector<double> fwd_kernels(k), bwd_kernels(k), sent(k);
+    // Per chunk: its passes (as the host issues them), its tensor-parallel all-reduces, the elements it sends on.
+    std::vector<issue_queue> fwd(k, issue_queue{detail::host_dispatch_of(model)}), bwd = fwd;
+    std::vector<seconds> group(k);
+    std::vector<double> sent(k);
     std::vector<std::int64_t> params(p), tied(p), tensors(p);
     std::vector<activation_tally> held(k);  // a sample's activation bytes in each chunk
     for (auto v : net.vertices()) {
         const int c = chunk[v];
         const auto& e = r.layers[v];
-        fwd[c] += e.forward.total();
-        bwd[c] += e.backward.total();
+        fwd[c].add(e.forward.kernels, e.forward.total());
         if (t > 1) group[c] += e.forward.remote + e.backward.remote;
-        fwd_kernels[c] += e.forward.kernels;
-        bwd_kernels[c] += e.backward.kernels;
         params[c % p] += net[v].parameters;
         tensors[c % p] += ops::parameter_tensors(net[v].op, net[v].parameters);
         if (c % p != 0) tied[c % p] += detail::tied_weights(net[v]);
@@ -186,6 +185,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         for (auto w : net.children(v)) last = std::max(last, chunk[w]);
         for (int b = c; b < last; ++b) sent[b] += static_cast<double>(net[v].output.elements());
     }
+    for (auto v = net.size(); v-- > 0;) bwd[chunk[v]].add(r.layers[v].backward.kernels, r.layers[v].backward.total());
     // Megatron-LM's SC21 code keeps each received tensor until its backward pass, while the sender keeps its output.
     for (int c = 1; c < k; ++c) held[c].add_kept(sent[c - 1] * element_bytes(opt.precision));
     const std::optional<network_link> group_link = detail::tensor_group_link(net, dev, opt);
@@ -196,13 +196,9 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     };
     std::vector<seconds> stage_fwd(p), stage_bwd(p), stage_send(p), stage_group(p), busy(p);
     for (int c = 0; c < k; ++c) {
-        if constexpr (requires { { model.pass_floor(1.0) } -> std::same_as<seconds>; }) {
-            fwd[c] = std::max(fwd[c], model.pass_floor(fwd_kernels[c]));
-            bwd[c] = std::max(bwd[c], model.pass_floor(bwd_kernels[c]));
-        }
         const int s = c % p;  // chunk c runs on stage c mod p (interleaved: stage s holds s, s + p, ...)
-        stage_fwd[s] += fwd[c];
-        stage_bwd[s] += bwd[c];
+        stage_fwd[s] += fwd[c].finished();
+        stage_bwd[s] += bwd[c].finished();
         stage_group[s] += group[c];
         if (p > 1 && c + 1 < k) stage_send[s] += send(sent[c]);  // activations forward
         if (p > 1 && c > 0) stage_send[s] += send(sent[c - 1]);  // their gradients back
