@@ -94,7 +94,7 @@ validate_fails(pp_overlap "id,model,device,overlap,pipeline_stages\nLLM-001,\"gp
 add_test(NAME cli_validate_megatron_pipeline COMMAND ${cli} validate --data ${validation}/megatron-sc21/calibration.csv
          --cases ${validation}/megatron-sc21/cases.csv)
 set_tests_properties(cli_validate_megatron_pipeline PROPERTIES PASS_REGULAR_EXPRESSION
-  "SC21-1T +llm_pipeline +gpt:layers=128,hidden=25600~ +a100-sxm4-80gb +102378\\.720 +110053\\.777 +\\+7\\.5%")
+  "SC21-1T +llm_pipeline +gpt:layers=128,hidden=25600~ +a100-sxm4-80gb +102378\\.720 +110084\\.827 +\\+7\\.5%")
 validate_fails(tp_of_node "id,model,device,gpus_per_node\nLLM-002,\"gpt:layers=30,hidden=3072,heads=32,seq=2048,vocab=51200,tp=2\",a100-sxm4-80gb,3\n"
                "tp_of_node-cases.csv:2: column 'gpus_per_node': '3', expected a multiple of the model's tp=2")
 validate_fails(bad_gpt_spec "id,model,device\nLLM-001,gpt:tp=0,a100-sxm4-80gb\n"
