@@ -4080,10 +4080,13 @@ inline void validate(const data_parallel& dp) {
 namespace detail {
 
 // Gradient buckets, filled in backward order (last layer first), each reduced when full and the link
-// is free; returns when the last reduction ends, counted from the start of the backward pass.
+// is free; returns when the last reduction ends, counted from the start of the backward pass. A layer's
+// gradients are ready when its last kernel ends, as the host issues them `dispatch` apart (issue_queue.hpp,
+// as estimate() times the pass).
 template <class Net, class Comm>
 seconds bucketed_reduction_end(const Net& net, const step_estimate& e, const Comm& comm, int workers, bytes bucket,
-                               double element_bytes) {
+                               double element_bytes, seconds dispatch) {
+    issue_queue pass{dispatch};
     seconds clock{}, link_free{};
     bytes pending{};
     const auto flush = [&] {
@@ -4091,7 +4094,8 @@ seconds bucketed_reduction_end(const Net& net, const step_estimate& e, const Com
         pending = bytes{};
     };
     for (std::size_t i = e.layers.size(); i-- > 0;) {
-        clock += e.layers[i].backward.total();
+        pass.add(e.layers[i].backward.kernels, e.layers[i].backward.total());
+        clock = pass.finished();
         pending += bytes_of(static_cast<double>(net[i].parameters) * element_bytes);
         if (pending >= bucket) flush();
     }
@@ -4124,7 +4128,8 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.communication = comm.all_reduce(r.gradient_bytes, dp.workers);
     r.exposed_communication = r.communication;
     if (dp.overlap_with == overlap::backward && r.communication.value() > 0) {
-        const seconds end = detail::bucketed_reduction_end(net, r, comm, dp.workers, dp.bucket, element_bytes(opt.gradients));
+        const seconds end = detail::bucketed_reduction_end(net, r, comm, dp.workers, dp.bucket, element_bytes(opt.gradients),
+                                                           detail::host_dispatch_of(model));
         // Buckets pay the latency once each; never worse than exchanging everything after the pass.
         r.exposed_communication = std::min(end - r.backward, r.communication);
     }
