@@ -205,8 +205,6 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         if (l.recomputed) e.backward += e.forward;  // its forward pass again, before its gradients
         fwd[v] = e.forward.total();
         bwd[v] = e.backward.total();
-        r.forward += fwd[v];
-        r.backward += bwd[v];
     }
     issue_queue forward{detail::host_dispatch_of(model)}, backward{detail::host_dispatch_of(model)};
     for (auto v : net.vertices()) forward.add(r.layers[v].forward.kernels, fwd[v]);
