@@ -373,6 +373,28 @@ TEST_CASE("kernel: utilization of a GEMM, by hand") {
     CHECK(k.utilization({1, 1, 1, 1}, test_device()) == 1);
 }
 
+TEST_CASE("kernel: a convolution's data gradient is an implicit GEMM over its input pixels") {
+    // ResNeXt's grouped 3x3 convolution, 32 groups of 4 channels in and out, on 80 SMs, batch 8. The data
+    // gradient's GEMM per group is [N*H*W x K*R*S][K*R*S x C] (CUTLASS's implicit GEMM convolution):
+    // 4 columns, a sixteenth of a 64-wide tile, as the forward GEMM's 4 output channels. With as many channels
+    // in as out and the same pixels in and out, both passes move the same bytes and do the same FLOPs, so they
+    // take the same time. (The 3x3 stride-1 convolutions of the H100's conv_layers.csv, summed: the data
+    // gradients took 1.01-1.09x the forward time, grouped ones 1.02-1.04x but 1.66x in FP32. Priced as the
+    // im2col GEMM's transpose, 36 columns, the grouped ones came out at 0.13 of their measured time.)
+    network net;
+    net.add("data", ops::input{tensor_shape::image(56, 56, 128)});
+    net.add("x", ops::passthrough{}, {"data"});
+    net.add("grouped", zoo::detail::conv(128, {3, 3}, 1, {1, 1}, false, 32), {"x"});
+    device dev = test_device();
+    dev.sm_count = 80;
+    const cost::kernel k{};
+    // 8 * 56 * 56 = 25,088 rows: 392 tiles of 64 per group, 12,544 in all, 156.8 waves that cost 157; a
+    // sixteenth filled.
+    CHECK(close(k.utilization({25'088, 4, 36, 32}, dev), 12'544.0 / (157 * 80) / 16));
+    const double forward = cost_of(k, net, "grouped", pass::forward, dev, 8).total().value();
+    CHECK(close(cost_of(k, net, "grouped", pass::backward_data, dev, 8).total().value(), forward));
+}
+
 TEST_CASE("kernel: a split-K GEMM writes its partial products and reads them back") {
     network net;
     net.add("data", ops::input{tensor_shape::features(1760)});

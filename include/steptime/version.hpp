@@ -4,7 +4,7 @@
 #define STEPTIME_VERSION_MAJOR 0
 #define STEPTIME_VERSION_MINOR 8
 #define STEPTIME_VERSION_PATCH 3
-#define STEPTIME_VERSION_STRING "0.8.3"
+#define STEPTIME_VERSION_STRING "0.8.4"
 
 namespace steptime {
 inline constexpr const char* version = STEPTIME_VERSION_STRING;

@@ -311,9 +311,15 @@ private:
         }
         if (const auto* cv = std::get_if<ops::conv2d>(&op)) {
             const std::int64_t cin = l.inputs[0].c() / cv->groups, cout = cv->filters / cv->groups;
-            const double rows = n * static_cast<double>(l.output.h() * l.output.w());
             const double taps = static_cast<double>(cv->kernel.h * cv->kernel.w);
-            gemm_shape shape = by_pass(rows, static_cast<double>(cout), taps * static_cast<double>(cin));
+            // The implicit GEMMs of a convolution, per group (CUTLASS's implicit GEMM convolution): forward
+            // [N*P*Q x C*R*S][C*R*S x K]; data gradient [N*H*W x K*R*S][K*R*S x C], one row per input pixel;
+            // weight gradient [K x N*P*Q][N*P*Q x C*R*S].
+            const auto pixels = [&](const tensor_shape& t) { return n * static_cast<double>(t.h() * t.w()); };
+            const double in = taps * static_cast<double>(cin), out = static_cast<double>(cout);
+            gemm_shape shape = q == pass::backward_data
+                                   ? gemm_shape{pixels(l.inputs[0]), static_cast<double>(cin), taps * out}
+                                   : by_pass(pixels(l.output), out, in);
             shape.groups = static_cast<double>(cv->groups);
             const bool unit_stride = cv->stride.h == 1 && cv->stride.w == 1;
             const bool winograd = (cv->kernel.h == 3 || cv->kernel.h == 5) && cv->kernel.w == cv->kernel.h &&
