@@ -395,6 +395,42 @@ TEST_CASE("kernel: a convolution's data gradient is an implicit GEMM over its in
     CHECK(close(cost_of(k, net, "grouped", pass::backward_data, dev, 8).total().value(), forward));
 }
 
+TEST_CASE("kernel: a convolution's FP32 gradients on CUDA cores of wide SMs run below its forward rate") {
+    // A 1x1 convolution of 128 channels in and out on 16x16 images, batch 8, no bias: every pass is a GEMM of
+    // 2048 x 128 x 128 (2 * 2048 * 128 * 128 = 67,108,864 FLOPs), in whole tiles and waves on 4 or 8 SMs.
+    // The test device's 1 TFLOP/s at 1000 MHz is 125 FP32 lanes per SM on 4 SMs (wide: 0.75), 62.5 on 8 (0.94).
+    network net;
+    net.add("data", ops::input{tensor_shape::image(16, 16, 128)});
+    net.add("x", ops::passthrough{}, {"data"});
+    net.add("pointwise", zoo::detail::conv(128, {1, 1}, 1, {0, 0}, false), {"x"});
+    net.add("winograd", zoo::detail::conv(128, {3, 3}, 1, {1, 1}, false), {"x"});
+    const cost::kernel k{};
+    device wide = test_device();
+    wide.sm_count = 4;
+    const auto time = [&](const device& dev, const char* layer, pass p) {
+        return k.layer(net, *net.find(layer), p, cost_context{dev, 8}).total().value();
+    };
+    const double flops = 67'108'864;
+    // Forward: 16 tiles of 128 on 4 SMs, 4 whole waves, at 0.75e12 (against 2,162,688 B at 0.8e11: 27 us).
+    CHECK(close(time(wide, "pointwise", pass::forward), flops / 0.75e12 + 5e-6));
+    // The data gradient, [2048 x 128][128 x 128] too, at 1/1.34 of that (simt_wide_data_gradient).
+    CHECK(close(time(wide, "pointwise", pass::backward_data), flops / (0.75e12 / 1.34) + 5e-6));
+    // The weight gradient, [128 x 2048][2048 x 128]: one tile of 128 split 4 ways over the SMs, at 1/1.48 of the
+    // rate (simt_wide_weight_gradient), then its 4 FP32 partials of 128 x 128 written and read back.
+    CHECK(close(time(wide, "pointwise", pass::backward_weights),
+                flops / (0.75e12 / 1.48) + 5e-6 + 2 * 4 * 128 * 128 * 4 / 0.8e11));
+    // On 64-lane SMs the data gradient runs at the forward rate, as do FP16's kernels on CUDA cores (their
+    // multiplications; FP16's forward pass adds the weights' cast) and Winograd's.
+    device narrow = test_device();
+    narrow.sm_count = 8;
+    CHECK(close(time(narrow, "pointwise", pass::backward_data), time(narrow, "pointwise", pass::forward)));
+    const auto fp16_compute = [&](pass p) {
+        return k.layer(net, *net.find("pointwise"), p, cost_context{wide, 8, element_type::fp16}).compute.value();
+    };
+    CHECK(close(fp16_compute(pass::backward_data), fp16_compute(pass::forward)));
+    CHECK(close(time(wide, "winograd", pass::backward_data), time(wide, "winograd", pass::forward)));
+}
+
 TEST_CASE("kernel: a split-K GEMM writes its partial products and reads them back") {
     network net;
     net.add("data", ops::input{tensor_shape::features(1760)});

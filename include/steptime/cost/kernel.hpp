@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,15 @@ struct kernel_efficiency {
     // cycle, so every other instruction takes an FFMA's slot (DeepBench Titan X Maxwell: 71%; the H100's
     // 8192^3 SGEMM measured here: 77%).
     ratio simt_matmul_wide = ratio_of(0.75);
+    // On such an SM a convolution's FP32 gradient kernels (cuDNN's implicit GEMMs; not Winograd's) issue more
+    // instructions besides their FFMAs than its forward kernel does, each in an FFMA's slot: the data gradient
+    // works out which outputs and taps reach each input pixel, the weight gradient splits its reduction over the
+    // batch's pixels and adds the slices up. The H100's ResNet-50 convolutions timed alone in FP32 (conv_layers.csv,
+    // a fit network; GEMMs of one size in all three passes): data gradients 1.34x and weight gradients 1.48x the
+    // forward time; not so the RGB first layer, whose 3 channels fill no 16-byte load (weight gradient 1.12x).
+    // On 64-lane SMs those instructions issue in the FFMA's second cycle.
+    ratio simt_wide_data_gradient = ratio_of(1 / 1.34);
+    ratio simt_wide_weight_gradient = ratio_of(1 / 1.48);
     ratio tensor_matmul = ratio_of(0.75);  // HGEMM on tensor cores, large sizes (DeepBench V100 72-90%)
     ratio memory = ratio_of(0.80);  // element-wise and normalization kernels, of DRAM bandwidth
     // Kernels that walk NCHW tensors across their channel planes: batch norm's per-channel reductions
@@ -99,6 +109,8 @@ struct kernel {
         detail::validate_common(name, ratio_of(1.0), ratio_of(1.0), ppp_comm, cross_device_bandwidth);
         steptime::detail::require_ppp(name, "simt_matmul", efficiency.simt_matmul);
         steptime::detail::require_ppp(name, "simt_matmul_wide", efficiency.simt_matmul_wide);
+        steptime::detail::require_ppp(name, "simt_wide_data_gradient", efficiency.simt_wide_data_gradient);
+        steptime::detail::require_ppp(name, "simt_wide_weight_gradient", efficiency.simt_wide_weight_gradient);
         steptime::detail::require_ppp(name, "tensor_matmul", efficiency.tensor_matmul);
         steptime::detail::require_ppp(name, "memory", efficiency.memory);
         steptime::detail::require_ppp(name, "nchw_strided", efficiency.nchw_strided);
@@ -291,6 +303,7 @@ private:
         bool transposed = false;     // a convolution transposed around tensor cores in NCHW (not 1x1 stride 1)
         double normalized_channels = 0;  // batch norm's channels, 0 for any other kernel (FP32 cost in NCHW)
         double sm_cycles = 0;        // the least the kernel spends, in SM cycles (windowed pooling's)
+        std::optional<pass> convolution{};  // the pass of a convolution's kernel; none for any other kernel
     };
 
     // What decides a kernel's pipe and time: the implicit GEMM of a convolution or dense layer in pass q
@@ -325,7 +338,7 @@ private:
             const bool winograd = (cv->kernel.h == 3 || cv->kernel.h == 5) && cv->kernel.w == cv->kernel.h &&
                                   unit_stride && cv->dilation.h == 1 && cv->dilation.w == 1 && cv->groups == 1;
             return {true, shape, static_cast<double>(cin), winograd ? static_cast<double>(cv->kernel.h) : 0,
-                    !(taps == 1 && unit_stride && cv->groups == 1)};
+                    !(taps == 1 && unit_stride && cv->groups == 1), 0, 0, q};
         }
         if (const auto* dc = std::get_if<ops::deconv2d>(&op)) {
             const double rows = n * static_cast<double>(l.inputs[0].h() * l.inputs[0].w());
@@ -378,11 +391,16 @@ private:
         launch_plan gemm{};
         if (k.is_matmul) {
             const auto tensor = c.dev.tensor_peak_for(c.precision);
-            tensor_pipe = tensor && std::fmod(k.channels * element_bytes(c.precision), 16) == 0;
+            const bool aligned = std::fmod(k.channels * element_bytes(c.precision), 16) == 0;
+            tensor_pipe = tensor && aligned;
             rate = tensor_pipe ? *tensor * efficiency.tensor_matmul
                                : c.dev.simt_peak_for(c.precision) *
                                      (wide_sm(c.dev) ? efficiency.simt_matmul_wide : efficiency.simt_matmul) *
                                      winograd(k.winograd_filter);
+            if (!tensor_pipe && wide_sm(c.dev) && aligned && element_bytes(c.precision) == 4 && !k.winograd_filter &&
+                k.convolution && *k.convolution != pass::forward)
+                rate *= *k.convolution == pass::backward_data ? efficiency.simt_wide_data_gradient
+                                                              : efficiency.simt_wide_weight_gradient;
             gemm = plan(k.shape, c.dev);
             rate *= gemm.utilization;
         }
