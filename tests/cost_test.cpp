@@ -698,6 +698,12 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k.efficiency.simt_matmul_wide = ratio_of(-0.5);
     CHECK(err(k) == "kernel: simt_matmul_wide is -0.500000, expected a fraction in (0, 1]");
     k = {};
+    k.efficiency.simt_wide_data_gradient = ratio_of(0);
+    CHECK(err(k) == "kernel: simt_wide_data_gradient is 0.000000, expected a fraction in (0, 1]");
+    k = {};
+    k.efficiency.simt_wide_weight_gradient = ratio_of(std::nan(""));
+    CHECK(err(k).starts_with("kernel: simt_wide_weight_gradient is nan"));
+    k = {};
     k.efficiency.memory = ratio_of(2);
     CHECK(err(k) == "kernel: memory is 2.000000, expected a fraction in (0, 1]");
     k = {};
