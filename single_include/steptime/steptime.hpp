@@ -3118,12 +3118,14 @@ private:
         if (k.is_matmul) {
             const auto tensor = c.dev.tensor_peak_for(c.precision);
             const bool aligned = std::fmod(k.channels * element_bytes(c.precision), 16) == 0;
+            const bool wide = wide_sm(c.dev);
             tensor_pipe = tensor && aligned;
             rate = tensor_pipe ? *tensor * efficiency.tensor_matmul
                                : c.dev.simt_peak_for(c.precision) *
-                                     (wide_sm(c.dev) ? efficiency.simt_matmul_wide : efficiency.simt_matmul) *
+                                     (wide ? efficiency.simt_matmul_wide : efficiency.simt_matmul) *
                                      winograd(k.winograd_filter);
-            if (!tensor_pipe && wide_sm(c.dev) && aligned && element_bytes(c.precision) == 4 && !k.winograd_filter &&
+            // A convolution's FP32 gradients on a wide SM's CUDA cores (not Winograd's, not a first layer's).
+            if (!tensor_pipe && wide && aligned && element_bytes(c.precision) == 4 && !k.winograd_filter &&
                 k.convolution && *k.convolution != pass::forward)
                 rate *= *k.convolution == pass::backward_data ? efficiency.simt_wide_data_gradient
                                                               : efficiency.simt_wide_weight_gradient;
@@ -4107,7 +4109,7 @@ namespace detail {
 template <class Net, class Comm>
 seconds bucketed_reduction_end(const Net& net, const step_estimate& e, const Comm& comm, int workers, bytes bucket,
                                double element_bytes, seconds dispatch) {
-    issue_queue pass{dispatch};
+    issue_queue queue{dispatch};
     seconds clock{}, link_free{};
     bytes pending{};
     const auto flush = [&] {
@@ -4115,8 +4117,8 @@ seconds bucketed_reduction_end(const Net& net, const step_estimate& e, const Com
         pending = bytes{};
     };
     for (std::size_t i = e.layers.size(); i-- > 0;) {
-        pass.add(e.layers[i].backward.kernels, e.layers[i].backward.total());
-        clock = pass.finished();
+        queue.add(e.layers[i].backward.kernels, e.layers[i].backward.total());
+        clock = queue.finished();
         pending += bytes_of(static_cast<double>(net[i].parameters) * element_bytes);
         if (pending >= bucket) flush();
     }

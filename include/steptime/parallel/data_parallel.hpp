@@ -50,7 +50,7 @@ namespace detail {
 template <class Net, class Comm>
 seconds bucketed_reduction_end(const Net& net, const step_estimate& e, const Comm& comm, int workers, bytes bucket,
                                double element_bytes, seconds dispatch) {
-    issue_queue pass{dispatch};
+    issue_queue queue{dispatch};
     seconds clock{}, link_free{};
     bytes pending{};
     const auto flush = [&] {
@@ -58,8 +58,8 @@ seconds bucketed_reduction_end(const Net& net, const step_estimate& e, const Com
         pending = bytes{};
     };
     for (std::size_t i = e.layers.size(); i-- > 0;) {
-        pass.add(e.layers[i].backward.kernels, e.layers[i].backward.total());
-        clock = pass.finished();
+        queue.add(e.layers[i].backward.kernels, e.layers[i].backward.total());
+        clock = queue.finished();
         pending += bytes_of(static_cast<double>(net[i].parameters) * element_bytes);
         if (pending >= bucket) flush();
     }
