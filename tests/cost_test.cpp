@@ -532,7 +532,7 @@ TEST_CASE("kernel: a pass runs its kernels as the host issues them") {
     CHECK(big.forward.value() > 3 * 27e-6);
 }
 
-TEST_CASE("kernel: NCHW transposes tensor-core convolutions and prices batch norm at FP32") {
+TEST_CASE("kernel: NCHW transposes tensor-core convolutions and walks batch norm's strided channel planes") {
     const device& v100 = devices::get("v100-sxm2-16gb");
     network net;
     net.add("data", ops::input{tensor_shape::image(56, 56, 64)});
@@ -558,30 +558,39 @@ TEST_CASE("kernel: NCHW transposes tensor-core convolutions and prices batch nor
     CHECK(layer(nchw, "conv1x1", element_type::fp16).total() == layer(nhwc, "conv1x1", element_type::fp16).total());
     // FP32 runs on CUDA cores: no transposes in either layout.
     CHECK(layer(nchw, "conv", element_type::fp32).total() == layer(nhwc, "conv", element_type::fp32).total());
-    // Batch norm (memory-bound) costs in NCHW FP16 what it costs in FP32, at 0.55 of the bandwidth; in NHWC,
-    // half of that's bytes at the element-wise 0.8.
+    // Batch norm in NCHW walks strided channel planes: the lower of 0.55 of the DRAM's bandwidth and 7.05 bytes
+    // per busy SM (one per channel, 64 here) and cycle, at 1530 MHz on the V100. In FP32, 64 x 7.05 x 1.53 GHz
+    // = 690 GB/s is more than 0.55 x 900 GB/s, which binds; FP16 elements fill half of each load, so the SMs'
+    // 345 GB/s binds. In NHWC, FP16 bytes at the element-wise 0.8.
     const auto bn32 = layer(nchw, "bn", element_type::fp32);
     CHECK(close(bn32.total().value(), bn32.traffic.value() / (0.55 * 900e9) + 5e-6));
-    CHECK(close(layer(nchw, "bn", element_type::fp16).total().value(), bn32.total().value()));
+    CHECK(close(layer(nchw, "bn", element_type::fp16).total().value(),
+                bn32.traffic.value() / 2 / (64 * 7.05 * 1.53e9 / 2) + 5e-6));
     CHECK(close(layer(nhwc, "bn", element_type::fp16).total().value(), bn32.traffic.value() / 2 / (0.8 * 900e9) + 5e-6));
-    // An H200 (132 SMs, 4800 GB/s) holds these strided kernels at 13.96 GB/s per busy SM (the H100's 0.55 x
-    // 3350 GB/s over the same 132 SMs), not at 0.55 of its own bandwidth; and a batch norm keeps an SM busy per
-    // channel: 64 of them for this one, all 132 for one of 256 channels. On the V100 above, 64 SMs' 894 GB/s
-    // is more than 0.55 of its 900 GB/s, which binds.
+    // An H200 (132 SMs at 1980 MHz, 4800 GB/s) holds these strided kernels at 7.05 x 1.98 GHz = 13.96 GB/s per
+    // busy SM (the H100's 0.55 x 3350 GB/s over the same 132 SMs), not at 0.55 of its own bandwidth: 64 SMs for
+    // this batch norm, all 132 for one of 256 channels, whose FP16 pass then takes as long as its FP32 one.
     network wide;
     wide.add("data", ops::input{tensor_shape::image(14, 14, 256)});
     wide.add("bn", ops::batch_norm{}, {"data"});
-    const auto on_h200 = [&](const network& n) {
-        return nchw.layer(n, *n.find("bn"), pass::forward,
-                          cost_context{devices::get("h200-sxm-141gb"), 64, element_type::fp32, false});
+    const auto bn_on = [&](const network& n, const char* gpu, element_type p) {
+        return nchw.layer(n, *n.find("bn"), pass::forward, cost_context{devices::get(gpu), 64, p, false});
     };
-    const auto bn64 = on_h200(net), bn256 = on_h200(wide);
-    CHECK(close(bn64.total().value(), bn64.traffic.value() / (64 * 13.96e9) + 5e-6));
-    CHECK(close(bn256.total().value(), bn256.traffic.value() / (132 * 13.96e9) + 5e-6));
+    const auto bn64 = bn_on(net, "h200-sxm-141gb", element_type::fp32);
+    const auto bn256 = bn_on(wide, "h200-sxm-141gb", element_type::fp32);
+    CHECK(close(bn64.total().value(), bn64.traffic.value() / (64 * 7.05 * 1.98e9) + 5e-6));
+    CHECK(close(bn256.total().value(), bn256.traffic.value() / (132 * 7.05 * 1.98e9) + 5e-6));
+    CHECK(close(bn_on(wide, "h200-sxm-141gb", element_type::fp16).total().value(), bn256.total().value()));
+    // An RTX A6000 (84 SMs at 1800 MHz, 768 GB/s of GDDR6) has SMs to spare for its DRAM: 0.55 x 768 GB/s
+    // binds in FP32 and in FP16 (84 x 7.05 x 1.8 GHz / 2 = 533 GB/s above it), so FP16 takes half FP32's time.
+    const auto a6000_32 = bn_on(wide, "rtx-a6000", element_type::fp32);
+    CHECK(close(a6000_32.total().value(), a6000_32.traffic.value() / (0.55 * 768e9) + 5e-6));
+    CHECK(close(bn_on(wide, "rtx-a6000", element_type::fp16).total().value(),
+                a6000_32.traffic.value() / 2 / (0.55 * 768e9) + 5e-6));
     CHECK(parse_layout("nhwc") == activation_layout::nhwc);
     CHECK(parse_layout("NCHW") == std::nullopt);
     // cuDNN 7.6 ran NCHW tensor-core convolutions without transposes: its NCHW convolution costs what NHWC's
-    // does, and its batch norm still NCHW's FP32 bytes at the strided rate.
+    // does, and its batch norm still walks NCHW's strided planes.
     const cost::kernel cudnn7{.library = cost::conv_library::cudnn7};
     CHECK(layer(cudnn7, "conv", element_type::fp16).total() == h_nhwc.total());
     CHECK(layer(cudnn7, "conv", element_type::fp16).kernels == h_nhwc.kernels);
@@ -710,8 +719,8 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k.efficiency.nchw_strided = ratio_of(0);
     CHECK(err(k) == "kernel: nchw_strided is 0.000000, expected a fraction in (0, 1]");
     k = {};
-    k.efficiency.nchw_strided_per_sm = bytes_per_second_of(-1);
-    CHECK(err(k) == "kernel: nchw_strided_per_sm is -1.000000 B/s, expected a finite positive bandwidth");
+    k.efficiency.nchw_strided_bytes_per_sm_cycle = -1;
+    CHECK(err(k) == "kernel: nchw_strided_bytes_per_sm_cycle is -1.000000, expected a finite positive number of bytes");
     k = {};
     k.efficiency.pool_cycles_forward = std::nan("");
     CHECK(err(k) == "kernel: pool_cycles_forward is nan, expected a finite number of SM cycles, at least 0");

@@ -41,11 +41,12 @@ struct kernel_efficiency {
     // the transposes to NHWC around tensor-core convolutions (the H100's convolutions alone, NCHW against
     // NHWC: 0.58). validation/measured/pytorch-h100/README.md.
     ratio nchw_strided = ratio_of(0.55);
-    // ... and no faster than this per busy SM (a batch norm keeps one per channel busy): waiting on DRAM's
-    // latency, such a kernel moves the bytes its SMs keep in flight (Little's law), which more bandwidth does
-    // not raise. The H100's 0.55 x 3350 GB/s over its 132 SMs; an H200 (the same SMs, 1.43x the bandwidth)
-    // runs them no faster (pytorch-h200/README.md).
-    bytes_per_second nchw_strided_per_sm = bytes_per_second_of(13.96e9);
+    // ... and no more bytes than this per busy SM and SM cycle (a batch norm keeps one SM per channel busy):
+    // waiting on DRAM's latency, such a kernel moves what its SMs keep in flight (Little's law), which more
+    // bandwidth does not raise. The H100's 0.55 x 3350 GB/s over its 132 SMs at 1980 MHz; an H200 (the same
+    // SMs, 1.43x the bandwidth) runs them no faster (pytorch-h200/README.md). Batch norm loads an element at
+    // a time: a 2-byte one moves half these bytes (kernel::strided_bandwidth).
+    double nchw_strided_bytes_per_sm_cycle = 7.05;
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
     // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores. A 5x5
     // one keeps the same share of F(2x2,5x5)'s larger saving (kernel::winograd).
@@ -87,8 +88,9 @@ struct kernel {
     // tensors to NHWC and back, reading and writing each once at nchw_strided (one more kernel per pass,
     // which the host issues like any other: so counted, ResNet-50's batch-1 AMP step comes out at 19.6 ms,
     // measured 19.7), except a 1x1 stride-1 convolution's, a GEMM on the NCHW tensors as they are (timed
-    // alone, its NCHW and NHWC times agree); and NCHW batch norm keeps FP32 statistics and runs at FP32
-    // cost in any precision (ResNet-50, batch 256: 41.7 ms in FP16 against 48.8 in FP32).
+    // alone, its NCHW and NHWC times agree); and NCHW batch norm walks strided channel planes an element a
+    // load, which on the H100's SMs takes as long in FP16 as in FP32 (ResNet-50, batch 256: 41.7 ms in FP16
+    // against 48.8 in FP32; strided_bandwidth).
     activation_layout layout = activation_layout::nchw;
     conv_library library = conv_library::cudnn9;  // cudnn7: no transposes around NCHW tensor-core convolutions
     // Output tile of a GEMM-like kernel on one SM (cuBLAS/CUTLASS's common 128x128 threadblock tile).
@@ -114,9 +116,9 @@ struct kernel {
         steptime::detail::require_ppp(name, "tensor_matmul", efficiency.tensor_matmul);
         steptime::detail::require_ppp(name, "memory", efficiency.memory);
         steptime::detail::require_ppp(name, "nchw_strided", efficiency.nchw_strided);
-        if (const double v = efficiency.nchw_strided_per_sm.value(); !(v > 0 && std::isfinite(v)))
-            throw invalid_argument("kernel: nchw_strided_per_sm is " + std::to_string(v) +
-                                   " B/s, expected a finite positive bandwidth");
+        if (const double v = efficiency.nchw_strided_bytes_per_sm_cycle; !(v > 0 && std::isfinite(v)))
+            throw invalid_argument("kernel: nchw_strided_bytes_per_sm_cycle is " + std::to_string(v) +
+                                   ", expected a finite positive number of bytes");
         const auto require_cycles = [](std::string_view field, double cycles) {
             if (!(cycles >= 0 && std::isfinite(cycles)))
                 throw invalid_argument("kernel: " + std::string(field) + " is " + std::to_string(cycles) +
@@ -272,15 +274,17 @@ private:
     }
 
     // What an NCHW-strided kernel (batch norm, a transpose) moves per second: nchw_strided of the DRAM's
-    // bandwidth, and no more than nchw_strided_per_sm per busy SM. A batch norm of `channels` channels keeps at
-    // most that many SMs busy: cuDNN's NCHW kernels reduce each channel in one thread block (the H100's
-    // ResNet-50 profile: its 64-channel conv1/bn ran at 850-1,290 GB/s, the layers of 128 channels and more at
-    // 2,350-2,440; validation/measured/pytorch-h100/README.md).
-    bytes_per_second strided_bandwidth(const device& d, double channels = 0) const {
+    // bandwidth, and no more than nchw_strided_bytes_per_sm_cycle per busy SM and cycle, times `load_fill`,
+    // the share of a 4-byte load its elements fill (batch norm's: one element a load). A batch norm of
+    // `channels` channels keeps at most that many SMs busy: cuDNN's NCHW kernels reduce each channel in one
+    // thread block (the H100's ResNet-50 profile: its 64-channel conv1/bn ran at 850-1,290 GB/s, the layers of
+    // 128 channels and more at 2,350-2,440; validation/measured/pytorch-h100/README.md).
+    bytes_per_second strided_bandwidth(const device& d, double channels = 0, double load_fill = 1) const {
         const bytes_per_second b = d.memory_bandwidth * efficiency.nchw_strided;
         if (!d.sm_count) return b;
         const double busy = channels > 0 ? std::min<double>(*d.sm_count, channels) : *d.sm_count;
-        return std::min(b, busy * efficiency.nchw_strided_per_sm);
+        return std::min(b, bytes_per_second_of(busy * efficiency.nchw_strided_bytes_per_sm_cycle * load_fill *
+                                               quoted_clock(d).value()));
     }
 
     // Multiplications Winograd's F(2x2, r x r) saves on an r x r filter: 4 r^2 outputs' products in
@@ -301,7 +305,7 @@ private:
         // (cuDNN's non-fused Winograd takes both, in all three passes); 0 for any other kernel.
         double winograd_filter = 0;
         bool transposed = false;     // a convolution transposed around tensor cores in NCHW (not 1x1 stride 1)
-        double normalized_channels = 0;  // batch norm's channels, 0 for any other kernel (FP32 cost in NCHW)
+        double normalized_channels = 0;  // batch norm's channels, 0 for any other kernel (strided in NCHW)
         double sm_cycles = 0;        // the least the kernel spends, in SM cycles (windowed pooling's)
         std::optional<pass> convolution{};  // the pass of a convolution's kernel; none for any other kernel
     };
@@ -376,16 +380,13 @@ private:
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
     // the input channels fill whole 16-byte loads (8 FP16, 4 TF32, 16 FP8 elements: NVIDIA's Deep Learning
     // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 and 5x5 convolutions use
-    // Winograd (cuDNN's tensor-core kernels are GEMMs). In NCHW, batch norm moves FP32 bytes and cuDNN 9
-    // transposes tensor-core convolutions.
-    layer_time run(op_work w, const kernel_traits& k, const cost_context& c) const {
-        const bool nchw_norm = layout == activation_layout::nchw && k.normalized_channels > 0;
+    // Winograd (cuDNN's tensor-core kernels are GEMMs). In NCHW, batch norm walks strided channel planes and
+    // cuDNN 9 transposes tensor-core convolutions.
+    layer_time run(const op_work& w, const kernel_traits& k, const cost_context& c) const {
         const bytes_per_second bandwidth =
-            nchw_norm ? strided_bandwidth(c.dev, k.normalized_channels) : c.dev.memory_bandwidth * efficiency.memory;
-        if (const double widen = 4 / element_bytes(c.precision); nchw_norm && widen > 1) {
-            w.bytes_read *= widen;
-            w.bytes_written *= widen;
-        }
+            layout == activation_layout::nchw && k.normalized_channels > 0
+                ? strided_bandwidth(c.dev, k.normalized_channels, element_bytes(c.precision) / 4)
+                : c.dev.memory_bandwidth * efficiency.memory;
         flops_per_second rate = c.dev.peak.fp32;
         bool tensor_pipe = false;
         launch_plan gemm{};
