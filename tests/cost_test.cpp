@@ -567,6 +567,11 @@ TEST_CASE("kernel: NCHW transposes tensor-core convolutions and walks batch norm
     CHECK(close(layer(nchw, "bn", element_type::fp16).total().value(),
                 bn32.traffic.value() / 2 / (64 * 7.05 * 1.53e9 / 2) + 5e-6));
     CHECK(close(layer(nhwc, "bn", element_type::fp16).total().value(), bn32.traffic.value() / 2 / (0.8 * 900e9) + 5e-6));
+    // The ceiling is per SM cycle: held at 765 MHz, the V100's 64 busy SMs move 64 x 7.05 x 0.765 GHz = 345 GB/s
+    // of FP32, below 0.55 x 900 GB/s, which no longer binds.
+    const auto slow = nchw.layer(net, *net.find("bn"), pass::forward,
+                                 cost_context{at_clock(v100, megahertz_of(765)), 64, element_type::fp32, false});
+    CHECK(close(slow.total().value(), slow.traffic.value() / (64 * 7.05 * 0.765e9) + 5e-6));
     // An H200 (132 SMs at 1980 MHz, 4800 GB/s) holds these strided kernels at 7.05 x 1.98 GHz = 13.96 GB/s per
     // busy SM (the H100's 0.55 x 3350 GB/s over the same 132 SMs), not at 0.55 of its own bandwidth: 64 SMs for
     // this batch norm, all 132 for one of 256 channels, whose FP16 pass then takes as long as its FP32 one.
