@@ -483,6 +483,12 @@ TEST_CASE("kernel: tensor cores for aligned channels in half precision, CUDA cor
     const double h100_fp32 = k.layer(net, *net.find("aligned"), pass::forward, cost_context{h100, 256, element_type::fp32})
                                  .compute.value();
     CHECK(close(h100_fp32, aligned / (66.9e12 * 0.75 * k.utilization({rows, 512, 512, 1}, h100))));
+    // A P100's SMs have 64 lanes too (10.6e12 / (2 x 56 x 1.48 GHz)), but in two schedulers of 32 (compute
+    // capability 6.0, the GP100 whitepaper), so an FFMA issues every cycle there as well: 0.75, not the V100's 0.94.
+    const device& p100 = devices::get("p100-sxm2-16gb");
+    const double p100_fp32 = k.layer(net, *net.find("aligned"), pass::forward, cost_context{p100, 256, element_type::fp32})
+                                 .compute.value();
+    CHECK(close(p100_fp32, aligned / (10.6e12 * 0.75 * k.utilization({rows, 512, 512, 1}, p100))));
 }
 
 TEST_CASE("kernel: tensor cores take channels that fill whole 16-byte loads: 4 in TF32, 8 in FP16") {

@@ -18,12 +18,13 @@ namespace steptime::cost {
 // DeepBench's large cuBLAS GEMMs, STREAM-like copies and the H100's measured ceilings, not from
 // whole-network times.
 struct kernel_efficiency {
-    // SGEMM on CUDA cores, large sizes. An SM of 64 FP32 lanes (GP100, GV100, GA100, TU104) holds an FFMA
-    // warp instruction two cycles, and the loads and address arithmetic issue in between (DeepBench V100: 94%).
+    // SGEMM on CUDA cores, large sizes. A warp scheduler of 16 FP32 lanes (GV100, TU10x, GA100: 4 per 64-lane SM)
+    // holds an FFMA warp instruction two cycles, and the loads and address arithmetic issue in between (DeepBench
+    // V100: 94%).
     ratio simt_matmul = ratio_of(0.94);
-    // An SM of more lanes (Kepler's 192; 128 in Maxwell, GP10x, GA10x, Ada, Hopper) issues an FFMA every
-    // cycle, so every other instruction takes an FFMA's slot (DeepBench Titan X Maxwell: 71%; the H100's
-    // 8192^3 SGEMM measured here: 77%).
+    // A scheduler of more lanes (Kepler's 48; 32 in Maxwell, Pascal, GP100's two per SM included, GA10x, Ada,
+    // Hopper) issues an FFMA every cycle, so every other instruction takes an FFMA's slot (DeepBench Titan X
+    // Maxwell: 71%; the H100's 8192^3 SGEMM measured here: 77%).
     ratio simt_matmul_wide = ratio_of(0.75);
     // On such an SM a convolution's FP32 gradient kernels (cuDNN's implicit GEMMs; not Winograd's) issue more
     // instructions besides their FFMAs than its forward kernel does, each in an FFMA's slot: the data gradient
@@ -31,7 +32,7 @@ struct kernel_efficiency {
     // batch's pixels and adds the slices up. The H100's ResNet-50 convolutions timed alone in FP32 (conv_layers.csv,
     // a fit network; GEMMs of one size in all three passes): data gradients 1.34x and weight gradients 1.48x the
     // forward time; not so the RGB first layer, whose 3 channels fill no 16-byte load (weight gradient 1.12x).
-    // On 64-lane SMs those instructions issue in the FFMA's second cycle.
+    // With 16 lanes a scheduler those instructions issue in the FFMA's second cycle.
     ratio simt_wide_data_gradient = ratio_of(1 / 1.34);
     ratio simt_wide_weight_gradient = ratio_of(1 / 1.48);
     ratio tensor_matmul = ratio_of(0.75);  // HGEMM on tensor cores, large sizes (DeepBench V100 72-90%)
@@ -203,10 +204,13 @@ struct kernel {
     }
 
 private:
-    // More than 64 FP32 lanes per SM: the FP32 peak over 2 FLOPs x SMs x the clock it is quoted at (boost
-    // where given). Devices without an SM count are taken as 64-lane.
+    // More than 16 FP32 lanes per warp scheduler, so that an FFMA warp instruction issues every cycle: the FP32
+    // peak over 2 FLOPs x SMs x the clock it is quoted at (boost where given) x 4 schedulers per SM, GP100's 2
+    // (compute capability 6.0: two processing blocks of 32 lanes; Pascal GP100 whitepaper). Devices without an
+    // SM count are taken as narrow.
     static bool wide_sm(const device& d) {
-        return d.sm_count && d.peak.fp32.value() / (2 * *d.sm_count * quoted_clock(d).value()) > 96;
+        const double schedulers = d.compute_capability == cuda_compute_capability{6, 0} ? 2 : 4;
+        return d.sm_count && d.peak.fp32.value() / (2 * *d.sm_count * quoted_clock(d).value() * schedulers) > 24;
     }
 
     // Going backward, a layer's output read by k layers receives k gradients, which the framework adds pairwise
