@@ -395,6 +395,41 @@ TEST_CASE("kernel: a convolution's data gradient is an implicit GEMM over its in
     CHECK(close(cost_of(k, net, "grouped", pass::backward_data, dev, 8).total().value(), forward));
 }
 
+TEST_CASE("kernel: with cuDNN 7's library a 3x3 convolution on CUDA cores runs the faster of non-fused Winograd and its GEMM") {
+    // 28x28 images, batch 4, no bias, on the test device (1 TFLOP/s at 0.94, no SM count: no quantization;
+    // 1e11 B/s at 0.8). F(4x4,3x3) tiles each image 7 x 7 times: 196 tiles of 6x6.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(28, 28, 256)});
+    net.add("x", ops::passthrough{}, {"data"});
+    net.add("wide", zoo::detail::conv(256, {3, 3}, 1, {1, 1}, false), {"x"});
+    net.add("narrow_in", ops::input{tensor_shape::image(28, 28, 16)});
+    net.add("narrow", zoo::detail::conv(16, {3, 3}, 1, {1, 1}, false), {"narrow_in"});
+    const device dev = test_device();
+    const cost::kernel cudnn7{.library = cost::conv_library::cudnn7};
+    // 256 channels in and out. The GEMM: 2 * 2304 * 256 * 3136 = 3,699,376,128 FLOPs at 0.94e12 (no flat
+    // Winograd factor with this library), 3.94 ms. Winograd's four kernels:
+    // - 36 GEMMs [196 x 256][256 x 256]: 2 * 36 * 196 * 256^2 = 924,844,032 FLOPs at 0.94e12, against
+    //   4 * 36 * (196 * 256 + 256^2) + 4 * 36 * 196 * 256 = 23,887,872 B at 0.8e11: compute-bound;
+    // - the two tensors' transforms: each tensor (3136 * 256 elements) read or written once and 36 * 196 * 256
+    //   tile elements of each written or read, 4 B each: 2 * 4 * (802,816 + 1,806,336) = 20,873,216 B, two launches;
+    // - the filter's: 9 * 256^2 elements read, 36 * 256^2 written: 11,796,480 B.
+    const double winograd = 924'844'032 / 0.94e12 + 20'873'216 / 0.8e11 + 11'796'480 / 0.8e11 + 4 * 5e-6;
+    const layer_time w = cost_of(cudnn7, net, "wide", pass::forward, dev, 4);
+    CHECK(close(w.total().value(), winograd));
+    CHECK(w.kernels == 4);
+    CHECK(w.work.value() == 3'699'376'128);  // the layer's own FLOPs, as counted
+    // Its gradients tile the same 28x28 images with as many channels in as out: the same kernels' times (the
+    // weight gradient's GEMMs [256 x 196][196 x 256] reduce over the tiles).
+    CHECK(close(cost_of(cudnn7, net, "wide", pass::backward_data, dev, 4).total().value(), winograd));
+    CHECK(close(cost_of(cudnn7, net, "wide", pass::backward_weights, dev, 4).total().value(), winograd));
+    // cuDNN 9's flat share of the saving (1.5x the GEMM rate) instead:
+    CHECK(close(cost_of(cost::kernel{}, net, "wide", pass::forward, dev, 4).total().value(),
+                3'699'376'128 / (0.94e12 * 1.5) + 5e-6));
+    // 16 channels: the GEMM, 2 * 144 * 16 * 3136 = 14,450,688 FLOPs at 0.94e12 (15 us, above its 410,624 B at
+    // 0.8e11), beats Winograd's transforms (above 16 us of memory traffic and three launches alone).
+    CHECK(close(cost_of(cudnn7, net, "narrow", pass::forward, dev, 4).total().value(), 14'450'688 / 0.94e12 + 5e-6));
+}
+
 TEST_CASE("kernel: a convolution's FP32 gradients on CUDA cores of wide SMs run below its forward rate") {
     // A 1x1 convolution of 128 channels in and out on 16x16 images, batch 8, no bias: every pass is a GEMM of
     // 2048 x 128 x 128 (2 * 2048 * 128 * 128 = 67,108,864 FLOPs), in whole tiles and waves on 4 or 8 SMs.

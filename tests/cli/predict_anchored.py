@@ -5,7 +5,7 @@
 - within 0.1% of the number `validate --anchor` gives the same measurement (which prices it as a training
   step's forward pass, the host's dispatch included): JCJ-027f, ResNet-50's forward pass at batch 16 on the
   Maxwell Titan X (55.75 ms, cnn-benchmarks/calibration.csv), anchoring JCJ-024f, the same pass on the
-  GTX 1080 Ti.
+  GTX 1080 Ti (cuDNN 5.1 on both: library cudnn7).
 Usage: predict_anchored.py STEPTIME CNN_BENCHMARKS_DIR"""
 import csv
 import io
@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 cli, held_out = sys.argv[1:3]
-case = ["-m", "resnet50", "-d", "gtx-1080-ti", "-b", "16"]
+case = ["-m", "resnet50", "-d", "gtx-1080-ti", "-b", "16", "--library", "cudnn7"]  # cuDNN 5.1, as the cases say
 
 
 def run(*args):
@@ -42,7 +42,8 @@ if rows[-1]["layer"] != "(anchored)":
     sys.exit(f"CSV's last row is {rows[-1]['layer']!r}, expected (anchored)")
 
 # Measured at batch 64 on the Maxwell Titan X: the ratio takes the model's time there at batch 64.
-there_64 = json.loads(run("predict", *case[:2], "-d", "titan-x-maxwell", "-b", "64", "--format", "json"))["step_s"]
+there_64 = json.loads(run("predict", *case[:2], "-d", "titan-x-maxwell", "-b", "64", *case[6:],
+                          "--format", "json"))["step_s"]
 at_64 = json.loads(run("predict", *case, "--anchor", "titan-x-maxwell=600ms", "--anchor-batch", "64",
                        "--format", "json"))["anchored"]
 close("anchored step from batch 64", at_64["time_s"], 0.600 * here / there_64)

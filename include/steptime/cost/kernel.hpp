@@ -291,6 +291,9 @@ private:
                                                quoted_clock(d).value()));
     }
 
+    // Winograd's non-fused kernels transform 6x6 tiles (cuDNN 5.1-7.6: F(4x4,3x3) and F(2x2,5x5); Lavin & Gray, CVPR 2016).
+    static constexpr double winograd_alpha = 6;
+
     // Multiplications Winograd's F(2x2, r x r) saves on an r x r filter: 4 r^2 outputs' products in
     // (r + 1)^2 (Lavin & Gray, CVPR 2016): 2.25x for 3x3, 2.78x for 5x5.
     static constexpr double winograd_saving(double r) { return 4 * r * r / ((r + 1) * (r + 1)); }
@@ -308,6 +311,12 @@ private:
         // r of an r x r stride-1 dense convolution that cuDNN runs by Winograd (or FFT) on CUDA cores: 3 or 5
         // (cuDNN's non-fused Winograd takes both, in all three passes); 0 for any other kernel.
         double winograd_filter = 0;
+        // The pass as cuDNN 5.1-7.6's non-fused Winograd runs it (library cudnn7): the 6x6 tiles it transforms, and
+        // the pixels and channels of the tensor it reads and of the one it writes; none where winograd_filter is 0.
+        struct winograd_pass {
+            double tiles = 0;
+            double in_pixels = 0, in_channels = 0, out_pixels = 0, out_channels = 0;
+        } winograd{};
         bool transposed = false;     // a convolution transposed around tensor cores in NCHW (not 1x1 stride 1)
         double normalized_channels = 0;  // batch norm's channels, 0 for any other kernel (strided in NCHW)
         double sm_cycles = 0;        // the least the kernel spends, in SM cycles (windowed pooling's)
@@ -345,7 +354,18 @@ private:
             const bool unit_stride = cv->stride.h == 1 && cv->stride.w == 1;
             const bool winograd = (cv->kernel.h == 3 || cv->kernel.h == 5) && cv->kernel.w == cv->kernel.h &&
                                   unit_stride && cv->dilation.h == 1 && cv->dilation.w == 1 && cv->groups == 1;
-            return {true, shape, static_cast<double>(cin), winograd ? static_cast<double>(cv->kernel.h) : 0,
+            kernel_traits::winograd_pass wp{};
+            if (winograd) {
+                // F(m x m, r x r) on 6x6 tiles: m = 6 - r + 1 outputs a side (F(4x4,3x3), F(2x2,5x5)), tiled over the
+                // image the pass writes (the data gradient's: the input's), its weight gradient over the output's.
+                const tensor_shape& tiled = q == pass::backward_data ? l.inputs[0] : l.output;
+                const double m = winograd_alpha - static_cast<double>(cv->kernel.h) + 1;
+                wp.tiles = n * std::ceil(static_cast<double>(tiled.h()) / m) * std::ceil(static_cast<double>(tiled.w()) / m);
+                const double x = pixels(l.inputs[0]), y = pixels(l.output), c_in = static_cast<double>(cin);
+                wp = q == pass::backward_data ? kernel_traits::winograd_pass{wp.tiles, y, out, x, c_in}
+                                              : kernel_traits::winograd_pass{wp.tiles, x, c_in, y, out};
+            }
+            return {true, shape, static_cast<double>(cin), winograd ? static_cast<double>(cv->kernel.h) : 0, wp,
                     !(taps == 1 && unit_stride && cv->groups == 1), 0, 0, q};
         }
         if (const auto* dc = std::get_if<ops::deconv2d>(&op)) {
@@ -353,7 +373,7 @@ private:
             return {true,
                     by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
                             static_cast<double>(l.inputs[0].c())),
-                    static_cast<double>(l.inputs[0].c()), 0, true};
+                    static_cast<double>(l.inputs[0].c()), 0, {}, true};
         }
         if (const auto* pl = std::get_if<ops::pool2d>(&op); pl && !pl->global) {
             const bool forward = q == pass::forward;
@@ -391,7 +411,7 @@ private:
             layout == activation_layout::nchw && k.normalized_channels > 0
                 ? strided_bandwidth(c.dev, k.normalized_channels, element_bytes(c.precision) / 4)
                 : c.dev.memory_bandwidth * efficiency.memory;
-        flops_per_second rate = c.dev.peak.fp32;
+        flops_per_second rate = c.dev.peak.fp32, simt = rate;
         bool tensor_pipe = false;
         launch_plan gemm{};
         if (k.is_matmul) {
@@ -399,12 +419,12 @@ private:
             const bool aligned = std::fmod(k.channels * element_bytes(c.precision), 16) == 0;
             const bool wide = wide_sm(c.dev);
             tensor_pipe = tensor && aligned;
-            rate = tensor_pipe ? *tensor * efficiency.tensor_matmul
-                               : c.dev.simt_peak_for(c.precision) *
-                                     (wide ? efficiency.simt_matmul_wide : efficiency.simt_matmul) *
-                                     winograd(k.winograd_filter);
+            simt = c.dev.simt_peak_for(c.precision) * (wide ? efficiency.simt_matmul_wide : efficiency.simt_matmul);
+            // cuDNN 9's Winograd as a share of the multiplications saved; cuDNN 7's kernels are priced below.
+            const bool flat_winograd = k.winograd_filter > 0 && library == conv_library::cudnn9;
+            rate = tensor_pipe ? *tensor * efficiency.tensor_matmul : simt * (flat_winograd ? winograd(k.winograd_filter) : 1.0);
             // A convolution's FP32 gradients on a wide SM's CUDA cores (not Winograd's, not a first layer's).
-            if (!tensor_pipe && wide && aligned && element_bytes(c.precision) == 4 && !k.winograd_filter &&
+            if (!tensor_pipe && wide && aligned && element_bytes(c.precision) == 4 && !flat_winograd &&
                 k.convolution && *k.convolution != pass::forward)
                 rate *= *k.convolution == pass::backward_data ? efficiency.simt_wide_data_gradient
                                                               : efficiency.simt_wide_weight_gradient;
@@ -429,6 +449,35 @@ private:
             const double moved = w.bytes_read + w.bytes_written;  // each tensor read once and written once
             t += detail::roofline_kernel({0, moved, moved}, rate, strided_bandwidth(c.dev), launch_overhead);
         }
+        if (k.winograd.tiles > 0 && !tensor_pipe && library == conv_library::cudnn7)  // cudnnFind's faster one
+            if (layer_time wt = winograd_kernels(k, c, simt, bandwidth); wt.total() < t.total()) {
+                wt.work = t.work;  // the convolution's own FLOPs, as counted for the layer
+                t = wt;
+            }
+        return t;
+    }
+
+    // cuDNN 5.1-7.6's non-fused Winograd for an r x r filter: a kernel transforms the filter to 6x6 tiles and one
+    // the tensor read, then 36 GEMMs, one per tile element, of [tiles x C][C x K] multiply them (the weight
+    // gradient's reduce over the tiles), and a kernel transforms the product back (Lavin & Gray, CVPR 2016).
+    // The GEMMs run at the CUDA cores' matmul efficiency, the transforms at the memory's.
+    layer_time winograd_kernels(const kernel_traits& k, const cost_context& c, flops_per_second simt,
+                                bytes_per_second bandwidth) const {
+        const auto& g = k.winograd;
+        const double eb = element_bytes(c.precision), a2 = winograd_alpha * winograd_alpha;
+        const double r2 = k.winograd_filter * k.winograd_filter, filters = g.in_channels * g.out_channels;
+        const gemm_shape shape = k.convolution == pass::backward_weights
+                                     ? gemm_shape{g.out_channels, g.in_channels, g.tiles, a2}
+                                     : gemm_shape{g.tiles, g.out_channels, g.in_channels, a2};
+        const op_work gemm{2 * a2 * g.tiles * filters, eb * a2 * (g.tiles * g.in_channels + filters),
+                           eb * a2 * g.tiles * g.out_channels};
+        layer_time t = detail::roofline_kernel(gemm, simt * plan(shape, c.dev).utilization, bandwidth, launch_overhead);
+        // The tensor read in, its tiles out; the product's tiles in, the tensor written out.
+        const double read = g.in_pixels * g.in_channels + a2 * g.tiles * g.out_channels;
+        const double written = a2 * g.tiles * g.in_channels + g.out_pixels * g.out_channels;
+        t += detail::roofline_kernel({0, eb * read, eb * written}, simt, bandwidth, 2.0 * launch_overhead);
+        t += detail::roofline_kernel({0, eb * r2 * filters, eb * a2 * filters}, simt, bandwidth, launch_overhead);
+        t.kernels = 4;
         return t;
     }
 };
