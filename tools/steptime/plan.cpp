@@ -251,7 +251,8 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
         ->check(CLI::IsMember({"nchw", "nhwc"}));
     cmd.add_option("--library", o.library,
                    "the default model's convolution library: cudnn9 (default: PyTorch 2's; transposes NCHW tensor-core "
-                   "convolutions to NHWC and back) or cudnn7 (runs them on the NCHW tensors as they are)")
+                   "convolutions to NHWC and back) or cudnn7 (cuDNN 5.1 to 7.6: runs them on the NCHW tensors as they "
+                   "are, and 3x3 and 5x5 convolutions on CUDA cores by non-fused Winograd)")
         ->check(CLI::IsMember({"cudnn7", "cudnn9"}));
     cmd.add_option("--optimizer", o.optimizer,
                    "the weight update: sgd (default), momentum or adam (FP32 weights, gradients and state read and "

@@ -49,8 +49,9 @@ struct kernel_efficiency {
     // a time: a 2-byte one moves half these bytes (kernel::strided_bandwidth).
     double nchw_strided_bytes_per_sm_cycle = 7.05;
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
-    // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN picks it on CUDA cores. A 5x5
-    // one keeps the same share of F(2x2,5x5)'s larger saving (kernel::winograd).
+    // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN 9 picks it on CUDA cores. A 5x5
+    // one keeps the same share of F(2x2,5x5)'s larger saving (kernel::winograd). With library cudnn7 the
+    // non-fused Winograd kernels of cuDNN 5.1-7.6 are priced instead (kernel::winograd_kernels).
     double winograd_speedup = 1.5;
     // Windowed pooling kernels do not run at DRAM speed: each thread works out its window's offsets and loads
     // them one after another, so an SM gets through a few elements every few cycles, and an FP16 pass takes as
@@ -93,7 +94,8 @@ struct kernel {
     // load, which on the H100's SMs takes as long in FP16 as in FP32 (ResNet-50, batch 256: 41.7 ms in FP16
     // against 48.8 in FP32; strided_bandwidth).
     activation_layout layout = activation_layout::nchw;
-    conv_library library = conv_library::cudnn9;  // cudnn7: no transposes around NCHW tensor-core convolutions
+    // cudnn7 (cuDNN 5.1-7.6): no transposes around NCHW tensor-core convolutions, non-fused Winograd on CUDA cores.
+    conv_library library = conv_library::cudnn9;
     // Output tile of a GEMM-like kernel on one SM (cuBLAS/CUTLASS's common 128x128 threadblock tile).
     double tile = 128;
     optimizer update_rule = optimizer::sgd;
@@ -291,7 +293,8 @@ private:
                                                quoted_clock(d).value()));
     }
 
-    // Winograd's non-fused kernels transform 6x6 tiles (cuDNN 5.1-7.6: F(4x4,3x3) and F(2x2,5x5); Lavin & Gray, CVPR 2016).
+    // Winograd's non-fused kernels transform 6x6 tiles (cuDNN 5.1-7.6: F(4x4,3x3) and F(2x2,5x5); Lavin & Gray,
+    // CVPR 2016).
     static constexpr double winograd_alpha = 6;
 
     // Multiplications Winograd's F(2x2, r x r) saves on an r x r filter: 4 r^2 outputs' products in
@@ -360,10 +363,11 @@ private:
                 // image the pass writes (the data gradient's: the input's), its weight gradient over the output's.
                 const tensor_shape& tiled = q == pass::backward_data ? l.inputs[0] : l.output;
                 const double m = winograd_alpha - static_cast<double>(cv->kernel.h) + 1;
-                wp.tiles = n * std::ceil(static_cast<double>(tiled.h()) / m) * std::ceil(static_cast<double>(tiled.w()) / m);
+                const double tiles = n * std::ceil(static_cast<double>(tiled.h()) / m) *
+                                     std::ceil(static_cast<double>(tiled.w()) / m);
                 const double x = pixels(l.inputs[0]), y = pixels(l.output), c_in = static_cast<double>(cin);
-                wp = q == pass::backward_data ? kernel_traits::winograd_pass{wp.tiles, y, out, x, c_in}
-                                              : kernel_traits::winograd_pass{wp.tiles, x, c_in, y, out};
+                wp = q == pass::backward_data ? kernel_traits::winograd_pass{tiles, y, out, x, c_in}
+                                              : kernel_traits::winograd_pass{tiles, x, c_in, y, out};
             }
             return {true, shape, static_cast<double>(cin), winograd ? static_cast<double>(cv->kernel.h) : 0, wp,
                     !(taps == 1 && unit_stride && cv->groups == 1), 0, 0, q};
@@ -422,7 +426,9 @@ private:
             simt = c.dev.simt_peak_for(c.precision) * (wide ? efficiency.simt_matmul_wide : efficiency.simt_matmul);
             // cuDNN 9's Winograd as a share of the multiplications saved; cuDNN 7's kernels are priced below.
             const bool flat_winograd = k.winograd_filter > 0 && library == conv_library::cudnn9;
-            rate = tensor_pipe ? *tensor * efficiency.tensor_matmul : simt * (flat_winograd ? winograd(k.winograd_filter) : 1.0);
+            rate = tensor_pipe     ? *tensor * efficiency.tensor_matmul
+                   : flat_winograd ? simt * winograd(k.winograd_filter)
+                                   : simt;
             // A convolution's FP32 gradients on a wide SM's CUDA cores (not Winograd's, not a first layer's).
             if (!tensor_pipe && wide && aligned && element_bytes(c.precision) == 4 && !flat_winograd &&
                 k.convolution && *k.convolution != pass::forward)
@@ -472,7 +478,8 @@ private:
         const op_work gemm{2 * a2 * g.tiles * filters, eb * a2 * (g.tiles * g.in_channels + filters),
                            eb * a2 * g.tiles * g.out_channels};
         layer_time t = detail::roofline_kernel(gemm, simt * plan(shape, c.dev).utilization, bandwidth, launch_overhead);
-        // The tensor read in, its tiles out; the product's tiles in, the tensor written out.
+        // The tensor read in, its tiles out; the product's tiles in, the tensor written out (the weight gradient
+        // moves as many bytes: two tensors in, their tiles out; the GEMMs' bytes likewise).
         const double read = g.in_pixels * g.in_channels + a2 * g.tiles * g.out_channels;
         const double written = a2 * g.tiles * g.in_channels + g.out_pixels * g.out_channels;
         t += detail::roofline_kernel({0, eb * read, eb * written}, simt, bandwidth, 2.0 * launch_overhead);
