@@ -395,7 +395,7 @@ TEST_CASE("kernel: a convolution's data gradient is an implicit GEMM over its in
     CHECK(close(cost_of(k, net, "grouped", pass::backward_data, dev, 8).total().value(), forward));
 }
 
-TEST_CASE("kernel: with cuDNN 7's library a 3x3 convolution on CUDA cores runs the faster of non-fused Winograd and its GEMM") {
+TEST_CASE("kernel: with cudnn7 a 3x3 convolution on CUDA cores runs the faster of non-fused Winograd and its GEMM") {
     // 28x28 images, batch 4, no bias, on the test device (1 TFLOP/s at 0.94, no SM count: no quantization;
     // 1e11 B/s at 0.8). F(4x4,3x3) tiles each image 7 x 7 times: 196 tiles of 6x6.
     network net;
@@ -422,6 +422,18 @@ TEST_CASE("kernel: with cuDNN 7's library a 3x3 convolution on CUDA cores runs t
     // weight gradient's GEMMs [256 x 196][196 x 256] reduce over the tiles).
     CHECK(close(cost_of(cudnn7, net, "wide", pass::backward_data, dev, 4).total().value(), winograd));
     CHECK(close(cost_of(cudnn7, net, "wide", pass::backward_weights, dev, 4).total().value(), winograd));
+    // Unpadded, 30x30 in and 28x28 out, the passes tile different images. Going forward the 196 tiles cover the
+    // output, as above, and the tensor transforms move 4 * (900 * 4 * 256 + 2 * 1,806,336 + 784 * 4 * 256) =
+    // 21,348,352 B. The data gradient tiles the 30x30 input, 8 x 8 tiles an image (256): its GEMMs do
+    // 2 * 36 * 256 * 256^2 = 1,207,959,552 FLOPs (above their 28,311,552 B at 0.8e11), its transforms move
+    // 4 * (784 * 4 * 256 + 2 * 36 * 256 * 256 + 900 * 4 * 256) = 25,772,032 B. (Their GEMMs: 3.9 and 4.5 ms.)
+    net.add("data30", ops::input{tensor_shape::image(30, 30, 256)});
+    net.add("x30", ops::passthrough{}, {"data30"});  // so that a data gradient flows into the convolution's input
+    net.add("unpadded", zoo::detail::conv(256, {3, 3}, 1, {0, 0}, false), {"x30"});
+    CHECK(close(cost_of(cudnn7, net, "unpadded", pass::forward, dev, 4).total().value(),
+                924'844'032 / 0.94e12 + 21'348'352 / 0.8e11 + 11'796'480 / 0.8e11 + 4 * 5e-6));
+    CHECK(close(cost_of(cudnn7, net, "unpadded", pass::backward_data, dev, 4).total().value(),
+                1'207'959'552 / 0.94e12 + 25'772'032 / 0.8e11 + 11'796'480 / 0.8e11 + 4 * 5e-6));
     // cuDNN 9's flat share of the saving (1.5x the GEMM rate) instead:
     CHECK(close(cost_of(cost::kernel{}, net, "wide", pass::forward, dev, 4).total().value(),
                 3'699'376'128 / (0.94e12 * 1.5) + 5e-6));

@@ -49,9 +49,10 @@ struct kernel_efficiency {
     // a time: a 2-byte one moves half these bytes (kernel::strided_bandwidth).
     double nchw_strided_bytes_per_sm_cycle = 7.05;
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
-    // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016); cuDNN 9 picks it on CUDA cores. A 5x5
-    // one keeps the same share of F(2x2,5x5)'s larger saving (kernel::winograd). With library cudnn7 the
-    // non-fused Winograd kernels of cuDNN 5.1-7.6 are priced instead (kernel::winograd_kernels).
+    // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016), the share the default library (cudnn9)
+    // prices on CUDA cores. A 5x5 one keeps the same share of F(2x2,5x5)'s larger saving (kernel::winograd).
+    // With library cudnn7 the non-fused Winograd kernels of cuDNN 5.1-7.6 are priced instead
+    // (kernel::winograd_kernels).
     double winograd_speedup = 1.5;
     // Windowed pooling kernels do not run at DRAM speed: each thread works out its window's offsets and loads
     // them one after another, so an SM gets through a few elements every few cycles, and an FP16 pass takes as
@@ -315,10 +316,11 @@ private:
         // (cuDNN's non-fused Winograd takes both, in all three passes); 0 for any other kernel.
         double winograd_filter = 0;
         // The pass as cuDNN 5.1-7.6's non-fused Winograd runs it (library cudnn7): the 6x6 tiles it transforms, and
-        // the pixels and channels of the tensor it reads and of the one it writes; none where winograd_filter is 0.
+        // the pixels and channels of the activations it reads and of those it writes (the weight gradient reads
+        // both); none where winograd_filter is 0.
         struct winograd_pass {
             double tiles = 0;
-            double in_pixels = 0, in_channels = 0, out_pixels = 0, out_channels = 0;
+            double read_pixels = 0, read_channels = 0, written_pixels = 0, written_channels = 0;
         } winograd{};
         bool transposed = false;     // a convolution transposed around tensor cores in NCHW (not 1x1 stride 1)
         double normalized_channels = 0;  // batch norm's channels, 0 for any other kernel (strided in NCHW)
@@ -366,18 +368,27 @@ private:
                 const double tiles = n * std::ceil(static_cast<double>(tiled.h()) / m) *
                                      std::ceil(static_cast<double>(tiled.w()) / m);
                 const double x = pixels(l.inputs[0]), y = pixels(l.output), c_in = static_cast<double>(cin);
-                wp = q == pass::backward_data ? kernel_traits::winograd_pass{tiles, y, out, x, c_in}
-                                              : kernel_traits::winograd_pass{tiles, x, c_in, y, out};
+                wp = q == pass::backward_data
+                         ? kernel_traits::winograd_pass{.tiles = tiles, .read_pixels = y, .read_channels = out,
+                                                        .written_pixels = x, .written_channels = c_in}
+                         : kernel_traits::winograd_pass{.tiles = tiles, .read_pixels = x, .read_channels = c_in,
+                                                        .written_pixels = y, .written_channels = out};
             }
-            return {true, shape, static_cast<double>(cin), winograd ? static_cast<double>(cv->kernel.h) : 0, wp,
-                    !(taps == 1 && unit_stride && cv->groups == 1), 0, 0, q};
+            return {.is_matmul = true,
+                    .shape = shape,
+                    .channels = static_cast<double>(cin),
+                    .winograd_filter = winograd ? static_cast<double>(cv->kernel.h) : 0,
+                    .winograd = wp,
+                    .transposed = !(taps == 1 && unit_stride && cv->groups == 1),
+                    .convolution = q};
         }
         if (const auto* dc = std::get_if<ops::deconv2d>(&op)) {
             const double rows = n * static_cast<double>(l.inputs[0].h() * l.inputs[0].w());
-            return {true,
-                    by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
-                            static_cast<double>(l.inputs[0].c())),
-                    static_cast<double>(l.inputs[0].c()), 0, {}, true};
+            return {.is_matmul = true,
+                    .shape = by_pass(rows, static_cast<double>(dc->kernel.h * dc->kernel.w * dc->filters),
+                                     static_cast<double>(l.inputs[0].c())),
+                    .channels = static_cast<double>(l.inputs[0].c()),
+                    .transposed = true};
         }
         if (const auto* pl = std::get_if<ops::pool2d>(&op); pl && !pl->global) {
             const bool forward = q == pass::forward;
@@ -408,8 +419,9 @@ private:
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
     // the input channels fill whole 16-byte loads (8 FP16, 4 TF32, 16 FP8 elements: NVIDIA's Deep Learning
     // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 and 5x5 convolutions use
-    // Winograd (cuDNN's tensor-core kernels are GEMMs). In NCHW, batch norm walks strided channel planes and
-    // cuDNN 9 transposes tensor-core convolutions.
+    // Winograd (cuDNN's tensor-core kernels are GEMMs): cudnn9's flat share of its saving, or with cudnn7 the
+    // faster of its kernels and the GEMM. In NCHW, batch norm walks strided channel planes and cuDNN 9
+    // transposes tensor-core convolutions.
     layer_time run(const op_work& w, const kernel_traits& k, const cost_context& c) const {
         const bytes_per_second bandwidth =
             layout == activation_layout::nchw && k.normalized_channels > 0
@@ -429,7 +441,8 @@ private:
             rate = tensor_pipe     ? *tensor * efficiency.tensor_matmul
                    : flat_winograd ? simt * winograd(k.winograd_filter)
                                    : simt;
-            // A convolution's FP32 gradients on a wide SM's CUDA cores (not Winograd's, not a first layer's).
+            // A convolution's FP32 gradient GEMMs on a wide SM's CUDA cores (not under the flat Winograd share,
+            // not a first layer's).
             if (!tensor_pipe && wide && aligned && element_bytes(c.precision) == 4 && !flat_winograd &&
                 k.convolution && *k.convolution != pass::forward)
                 rate *= *k.convolution == pass::backward_data ? efficiency.simt_wide_data_gradient
@@ -463,27 +476,34 @@ private:
         return t;
     }
 
-    // cuDNN 5.1-7.6's non-fused Winograd for an r x r filter: a kernel transforms the filter to 6x6 tiles and one
-    // the tensor read, then 36 GEMMs, one per tile element, of [tiles x C][C x K] multiply them (the weight
-    // gradient's reduce over the tiles), and a kernel transforms the product back (Lavin & Gray, CVPR 2016).
-    // The GEMMs run at the CUDA cores' matmul efficiency, the transforms at the memory's.
+    // cuDNN 5.1-7.6's non-fused Winograd for an r x r filter (Lavin & Gray, CVPR 2016), four kernels: going forward
+    // (and for the data gradient, the other way round) one transforms the filter to 6x6 tiles and one the tensor
+    // read, 36 GEMMs, one per tile element, of [tiles x C][C x K] multiply them, and one transforms the product
+    // back. The weight gradient transforms both tensors it reads, its GEMMs reduce over the tiles, and the last
+    // kernel transforms the filter's tiles back. The GEMMs run at the CUDA cores' matmul efficiency, the
+    // transforms at the memory's.
     layer_time winograd_kernels(const kernel_traits& k, const cost_context& c, flops_per_second simt,
                                 bytes_per_second bandwidth) const {
         const auto& g = k.winograd;
         const double eb = element_bytes(c.precision), a2 = winograd_alpha * winograd_alpha;
-        const double r2 = k.winograd_filter * k.winograd_filter, filters = g.in_channels * g.out_channels;
-        const gemm_shape shape = k.convolution == pass::backward_weights
-                                     ? gemm_shape{g.out_channels, g.in_channels, g.tiles, a2}
-                                     : gemm_shape{g.tiles, g.out_channels, g.in_channels, a2};
-        const op_work gemm{2 * a2 * g.tiles * filters, eb * a2 * (g.tiles * g.in_channels + filters),
-                           eb * a2 * g.tiles * g.out_channels};
+        const double r2 = k.winograd_filter * k.winograd_filter, filters = g.read_channels * g.written_channels;
+        const double read_tensor = g.read_pixels * g.read_channels;
+        const double written_tensor = g.written_pixels * g.written_channels;
+        const double read_tiles = a2 * g.tiles * g.read_channels, written_tiles = a2 * g.tiles * g.written_channels;
+        const bool weights = k.convolution == pass::backward_weights;
+        const gemm_shape shape = weights ? gemm_shape{g.written_channels, g.read_channels, g.tiles, a2}
+                                         : gemm_shape{g.tiles, g.written_channels, g.read_channels, a2};
+        const double products = 2 * a2 * g.tiles * filters;
+        const op_work gemm = weights ? op_work{products, eb * (read_tiles + written_tiles), eb * a2 * filters}
+                                     : op_work{products, eb * (read_tiles + a2 * filters), eb * written_tiles};
+        const op_work transforms =
+            weights ? op_work{0, eb * (read_tensor + written_tensor), eb * (read_tiles + written_tiles)}
+                    : op_work{0, eb * (read_tensor + written_tiles), eb * (read_tiles + written_tensor)};
+        const op_work filter = weights ? op_work{0, eb * a2 * filters, eb * r2 * filters}
+                                       : op_work{0, eb * r2 * filters, eb * a2 * filters};
         layer_time t = detail::roofline_kernel(gemm, simt * plan(shape, c.dev).utilization, bandwidth, launch_overhead);
-        // The tensor read in, its tiles out; the product's tiles in, the tensor written out (the weight gradient
-        // moves as many bytes: two tensors in, their tiles out; the GEMMs' bytes likewise).
-        const double read = g.in_pixels * g.in_channels + a2 * g.tiles * g.out_channels;
-        const double written = a2 * g.tiles * g.in_channels + g.out_pixels * g.out_channels;
-        t += detail::roofline_kernel({0, eb * read, eb * written}, simt, bandwidth, 2.0 * launch_overhead);
-        t += detail::roofline_kernel({0, eb * r2 * filters, eb * a2 * filters}, simt, bandwidth, launch_overhead);
+        t += detail::roofline_kernel(transforms, simt, bandwidth, 2.0 * launch_overhead);
+        t += detail::roofline_kernel(filter, simt, bandwidth, launch_overhead);
         t.kernels = 4;
         return t;
     }
