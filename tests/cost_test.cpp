@@ -476,6 +476,16 @@ TEST_CASE("kernel: a convolution's FP32 gradients on CUDA cores of wide SMs run 
     };
     CHECK(close(fp16_compute(pass::backward_data), fp16_compute(pass::forward)));
     CHECK(close(time(wide, "winograd", pass::backward_data), time(wide, "winograd", pass::forward)));
+    // cudnn7's Winograd kernels: 8 x 4 x 4 = 128 tiles of 6x6, and 36 GEMMs [128 x 128][128 x 128] in every pass
+    // (2 * 36 * 128^3 = 150,994,944 FLOPs at 0.75e12, above their 7,077,888 B at 0.8e11; 36 tiles, 9 whole waves),
+    // with the same bytes around them, since as many channels go in as out. Its data gradient is a forward pass
+    // of the transformed tensors; its weight gradient reduces over the batch's tiles, at 1/1.48 of the rate.
+    const cost::kernel k7{.library = cost::conv_library::cudnn7};
+    const auto time7 = [&](pass p) { return k7.layer(net, *net.find("winograd"), p, cost_context{wide, 8}); };
+    REQUIRE(time7(pass::forward).kernels == 4);
+    CHECK(close(time7(pass::backward_data).total().value(), time7(pass::forward).total().value()));
+    CHECK(close(time7(pass::backward_weights).total().value() - time7(pass::forward).total().value(),
+                150'994'944 / 0.75e12 * (1.48 - 1)));
 }
 
 TEST_CASE("kernel: a split-K GEMM writes its partial products and reads them back") {

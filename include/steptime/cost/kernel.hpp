@@ -26,10 +26,11 @@ struct kernel_efficiency {
     // Hopper) issues an FFMA every cycle, so every other instruction takes an FFMA's slot (DeepBench Titan X
     // Maxwell: 71%; the H100's 8192^3 SGEMM measured here: 77%).
     ratio simt_matmul_wide = ratio_of(0.75);
-    // On such an SM a convolution's FP32 gradient kernels (cuDNN's implicit GEMMs; not Winograd's) issue more
-    // instructions besides their FFMAs than its forward kernel does, each in an FFMA's slot: the data gradient
-    // works out which outputs and taps reach each input pixel, the weight gradient splits its reduction over the
-    // batch's pixels and adds the slices up. The H100's ResNet-50 convolutions timed alone in FP32 (conv_layers.csv,
+    // On such an SM a convolution's FP32 gradient kernels (cuDNN's implicit GEMMs) issue more instructions
+    // besides their FFMAs than its forward kernel does, each in an FFMA's slot: the data gradient works out which
+    // outputs and taps reach each input pixel, the weight gradient splits its reduction over the batch's pixels
+    // and adds the slices up (so does Winograd's, over the batch's tiles; its data gradient is a forward pass of
+    // the transformed tensors). The H100's ResNet-50 convolutions timed alone in FP32 (conv_layers.csv,
     // a fit network; GEMMs of one size in all three passes): data gradients 1.34x and weight gradients 1.48x the
     // forward time; not so the RGB first layer, whose 3 channels fill no 16-byte load (weight gradient 1.12x).
     // With 16 lanes a scheduler those instructions issue in the FFMA's second cycle.
@@ -441,12 +442,16 @@ private:
             rate = tensor_pipe     ? *tensor * efficiency.tensor_matmul
                    : flat_winograd ? simt * winograd(k.winograd_filter)
                                    : simt;
-            // A convolution's FP32 gradient GEMMs on a wide SM's CUDA cores (not under the flat Winograd share,
-            // not a first layer's).
-            if (!tensor_pipe && wide && aligned && element_bytes(c.precision) == 4 && !flat_winograd &&
-                k.convolution && *k.convolution != pass::forward)
-                rate *= *k.convolution == pass::backward_data ? efficiency.simt_wide_data_gradient
-                                                              : efficiency.simt_wide_weight_gradient;
+            // A convolution's FP32 gradient GEMMs on a wide SM's CUDA cores (not a first layer's): the implicit
+            // GEMM's (not under the flat Winograd share), and the weight gradient's of cudnn7's Winograd kernels,
+            // which reduce over the batch's tiles as the implicit GEMM over its pixels.
+            if (!tensor_pipe && wide && aligned && element_bytes(c.precision) == 4 && k.convolution &&
+                *k.convolution != pass::forward) {
+                const bool weights = *k.convolution == pass::backward_weights;
+                if (!flat_winograd)
+                    rate *= weights ? efficiency.simt_wide_weight_gradient : efficiency.simt_wide_data_gradient;
+                if (weights) simt *= efficiency.simt_wide_weight_gradient;
+            }
             gemm = plan(k.shape, c.dev);
             rate *= gemm.utilization;
         }
@@ -480,8 +485,8 @@ private:
     // (and for the data gradient, the other way round) one transforms the filter to 6x6 tiles and one the tensor
     // read, 36 GEMMs, one per tile element, of [tiles x C][C x K] multiply them, and one transforms the product
     // back. The weight gradient transforms both tensors it reads, its GEMMs reduce over the tiles, and the last
-    // kernel transforms the filter's tiles back. The GEMMs run at the CUDA cores' matmul efficiency, the
-    // transforms at the memory's.
+    // kernel transforms the filter's tiles back. The GEMMs run at `simt`, the CUDA cores' matmul rate for the pass
+    // (run()), the transforms at the memory's efficiency.
     layer_time winograd_kernels(const kernel_traits& k, const cost_context& c, flops_per_second simt,
                                 bytes_per_second bandwidth) const {
         const auto& g = k.winograd;
