@@ -488,6 +488,35 @@ TEST_CASE("kernel: a convolution's FP32 gradients on CUDA cores of wide SMs run 
                 150'994'944 / 0.75e12 * (1.48 - 1)));
 }
 
+TEST_CASE("kernel: in NCHW a first layer's weight gradient gathers its image an element a load") {
+    // A 7x7 convolution of 64 filters on 16x16 RGB images, batch 8, no bias: 3 FP32 channels (12 bytes) fill no
+    // 16-byte load. Its weight gradient is [64 x 2048][2048 x 147], 2 * 64 * 147 * 2048 = 38,535,168 FLOPs.
+    network net;
+    net.add("rgb", ops::input{tensor_shape::image(16, 16, 3)});
+    ops::conv2d c = conv(64, 7, 1, ops::padding::same());
+    c.bias = false;
+    net.add("first", c, {"rgb"});
+    const auto compute = [&](const cost::kernel& k, const device& dev, pass p) {
+        return k.layer(net, *net.find("first"), p, cost_context{dev, 8}).compute.value();
+    };
+    const double flops = 38'535'168;
+    const cost::kernel nchw{};
+    // 3 instructions per FFMA (gathered_weight_gradient_instructions): the test device's 16-lane schedulers (no
+    // SM count: no quantization) hold each FFMA two cycles, 3 cycles for 2 of the peak's: 2/3 of 1 TFLOP/s.
+    const device narrow = test_device();
+    CHECK(close(compute(nchw, narrow, pass::backward_weights), flops / (1e12 * 2 / 3)));
+    // Going forward, and in NHWC (the 3 channels side by side), the matmul rate, 0.94.
+    CHECK(close(compute(nchw, narrow, pass::forward), flops / 0.94e12));
+    cost::kernel nhwc{};
+    nhwc.layout = activation_layout::nhwc;
+    CHECK(close(compute(nhwc, narrow, pass::backward_weights), flops / 0.94e12));
+    // A wide SM's schedulers (4 SMs of 125 lanes at 1000 MHz) issue an FFMA a cycle: 1/3 of the peak, on the
+    // machine share the GEMM's tiles keep busy.
+    device wide = test_device();
+    wide.sm_count = 4;
+    CHECK(close(compute(nchw, wide, pass::backward_weights), flops / (1e12 / 3 * nchw.utilization({64, 147, 2048}, wide))));
+}
+
 TEST_CASE("kernel: a split-K GEMM writes its partial products and reads them back") {
     network net;
     net.add("data", ops::input{tensor_shape::features(1760)});
@@ -792,6 +821,10 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k = {};
     k.efficiency.pool_cycles_forward = std::nan("");
     CHECK(err(k) == "kernel: pool_cycles_forward is nan, expected a finite number of SM cycles, at least 0");
+    k = {};
+    k.efficiency.gathered_weight_gradient_instructions = 0.5;
+    CHECK(err(k) == "kernel: gathered_weight_gradient_instructions is 0.500000, expected a finite number of "
+                    "instructions per FFMA, at least 1");
     k = {};
     k.efficiency.pool_cycles_backward = -1;
     CHECK(err(k) == "kernel: pool_cycles_backward is -1.000000, expected a finite number of SM cycles, at least 0");
