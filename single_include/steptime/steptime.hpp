@@ -2759,16 +2759,17 @@ struct kernel_efficiency {
     // and adds the slices up (so does Winograd's, over the batch's tiles; its data gradient is a forward pass of
     // the transformed tensors). The H100's ResNet-50 convolutions timed alone in FP32 (conv_layers.csv,
     // a fit network; GEMMs of one size in all three passes): data gradients 1.34x and weight gradients 1.48x the
-    // forward time; not so the RGB first layer, whose 3 channels fill no 16-byte load (weight gradient 1.12x).
+    // forward time; not so the RGB first layer, whose 3 channels fill no 16-byte load (weight gradient 1.12x of a
+    // forward pass slow too; gathered_weight_gradient_instructions).
     // With 16 lanes a scheduler those instructions issue in the FFMA's second cycle.
     ratio simt_wide_data_gradient = ratio_of(1 / 1.34);
     ratio simt_wide_weight_gradient = ratio_of(1 / 1.48);
-    // In NCHW a convolution whose input channels fill no 16-byte load (an RGB first layer's 3) gathers its image's
-    // channel planes for the weight gradient an element a load: warp instructions issued per FFMA. A scheduler that
-    // issues an FFMA every cycle (wide) then reaches 1/3 of the peak, one that holds it two cycles 2/3. DeepBench's
-    // 7x7 stride-2 first layer at batch 16: 2.25 ms on the Titan X Maxwell (cuDNN 5), 0.55 ms on the V100 (cuDNN
-    // 7.6; calibration.csv DB-040 and DB-009 less their forward times); the H100's ResNet-50 conv1 at batch 64 in
-    // FP32, 0.83 ms (cuDNN 9, conv_layers.csv). So priced: 2.25, 0.49 and 0.89 ms.
+    // In NCHW an ungrouped convolution whose input channels fill no 16-byte load (an RGB first layer's 3) gathers
+    // its image's channel planes for the weight gradient an element a load: the warp instructions that gradient
+    // issues per FFMA. A scheduler that issues an FFMA every cycle (wide) then reaches 1/3 of the peak, one that
+    // holds it two cycles 2/3. DeepBench's 7x7 stride-2 first layer at batch 16: 2.25 ms on the Titan X Maxwell
+    // (cuDNN 5), 0.55 ms on the V100 (cuDNN 7.6; calibration.csv DB-040 and DB-009 less their forward times); the
+    // H100's ResNet-50 conv1 at batch 64 in FP32, 0.83 ms (cuDNN 9, conv_layers.csv). So priced: 2.25, 0.49, 0.89 ms.
     double gathered_weight_gradient_instructions = 3;
     ratio tensor_matmul = ratio_of(0.75);  // HGEMM on tensor cores, large sizes (DeepBench V100 72-90%)
     ratio memory = ratio_of(0.80);  // element-wise and normalization kernels, of DRAM bandwidth
@@ -3189,9 +3190,11 @@ private:
                     rate *= weights ? efficiency.simt_wide_weight_gradient : efficiency.simt_wide_data_gradient;
                 if (weights) simt *= efficiency.simt_wide_weight_gradient;
             }
-            // An NCHW first layer's weight gradient: its instructions per FFMA, which holds a wide SM's scheduler one
-            // cycle and a 16-lane one's two.
-            if (!tensor_pipe && !aligned && layout == activation_layout::nchw && k.convolution == pass::backward_weights)
+            // An NCHW first layer's weight gradient (not a grouped one's: the H100's ResNeXt layers of 4 FP16 channels a
+            // group ran at their GEMM's rate): its instructions per FFMA, which holds a wide SM's scheduler one cycle
+            // and a 16-lane one's two. (cudnn7's Winograd for a 3x3 first layer fills 3/64 of its tiles: never faster.)
+            if (!tensor_pipe && !aligned && k.shape.groups == 1 && layout == activation_layout::nchw &&
+                k.convolution == pass::backward_weights)
                 rate = std::min(rate, c.dev.simt_peak_for(c.precision) * (wide ? 1.0 : 2.0) /
                                           efficiency.gathered_weight_gradient_instructions);
             gemm = plan(k.shape, c.dev);
