@@ -491,7 +491,7 @@ private:
             const double moved = w.bytes_read + w.bytes_written;  // each tensor read once and written once
             t += detail::roofline_kernel({0, moved, moved}, rate, strided_bandwidth(c.dev), launch_overhead);
         }
-        if (k.winograd.tiles > 0 && !tensor_pipe && library == conv_library::cudnn7)  // cudnnFind's faster one
+        if (k.winograd_filter > 0 && !tensor_pipe && library == conv_library::cudnn7)  // cudnnFind's faster one
             if (layer_time wt = winograd_kernels(k, c, simt, bandwidth); wt.total() < t.total()) {
                 wt.work = t.work;  // the convolution's own FLOPs, as counted for the layer
                 t = wt;
