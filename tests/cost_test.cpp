@@ -488,6 +488,29 @@ TEST_CASE("kernel: a convolution's FP32 gradients on CUDA cores of wide SMs run 
                 150'994'944 / 0.75e12 * (1.48 - 1)));
 }
 
+TEST_CASE("kernel: Kepler's 48-lane schedulers reach a lower share of the FP32 peak in GEMMs") {
+    // A [2048 x 128][128 x 128] GEMM (a 1x1 convolution, batch 8 of 16x16 images: 67,108,864 FLOPs), 16 tiles of
+    // 128 in 4 whole waves on 4 SMs. At 1.536 TFLOP/s and 1000 MHz those SMs have 1.536e12 / (2 x 4 SMs x 1e9 x 4)
+    // = 48 lanes a scheduler, Kepler's: 0.65 of the peak (simt_matmul_dual_issue), where the test device's 1 TFLOP/s
+    // on 4 SMs (31.25 lanes a scheduler) reaches 0.75.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(16, 16, 128)});
+    net.add("pointwise", zoo::detail::conv(128, {1, 1}, 1, {0, 0}, false), {"data"});
+    device kepler = test_device();
+    kepler.sm_count = 4;
+    kepler.peak.fp32 = flops_per_second_of(1.536e12);
+    const auto time = [&](const device& dev) {
+        return cost::kernel{}.layer(net, *net.find("pointwise"), pass::forward, cost_context{dev, 8}).total().value();
+    };
+    CHECK(close(time(kepler), 67'108'864 / (1.536e12 * 0.65) + 5e-6));
+    device maxwell = test_device();
+    maxwell.sm_count = 4;
+    CHECK(close(time(maxwell), 67'108'864 / 0.75e12 + 5e-6));
+    // The catalog's K80 die: 2496 lanes on 13 SMs at its 875 MHz boost, 4.37 TFLOP/s, is such an SM.
+    const device& k80 = devices::get("k80");
+    CHECK(close(k80.peak.fp32.value() / (2 * *k80.sm_count * quoted_clock(k80).value() * 4), 48.0));
+}
+
 TEST_CASE("kernel: in NCHW a first layer's weight gradient gathers its image an element a load") {
     // A 7x7 convolution of 64 filters on 16x16 RGB images, batch 8, no bias: 3 FP32 channels (12 bytes) fill no
     // 16-byte load. Its weight gradient is [64 x 2048][2048 x 147], 2 * 64 * 147 * 2048 = 38,535,168 FLOPs.
@@ -812,6 +835,9 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k = {};
     k.efficiency.simt_matmul_wide = ratio_of(-0.5);
     CHECK(err(k) == "kernel: simt_matmul_wide is -0.500000, expected a fraction in (0, 1]");
+    k = {};
+    k.efficiency.simt_matmul_dual_issue = ratio_of(1.2);
+    CHECK(err(k) == "kernel: simt_matmul_dual_issue is 1.200000, expected a fraction in (0, 1]");
     k = {};
     k.efficiency.simt_wide_data_gradient = ratio_of(0);
     CHECK(err(k) == "kernel: simt_wide_data_gradient is 0.000000, expected a fraction in (0, 1]");

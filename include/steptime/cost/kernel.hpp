@@ -22,10 +22,15 @@ struct kernel_efficiency {
     // holds an FFMA warp instruction two cycles, and the loads and address arithmetic issue in between (DeepBench
     // V100: 94%).
     ratio simt_matmul = ratio_of(0.94);
-    // A scheduler of more lanes (Kepler's 48; 32 in Maxwell, Pascal, GP100's two per SM included, GA10x, Ada,
-    // Hopper) issues an FFMA every cycle, so every other instruction takes an FFMA's slot (DeepBench Titan X
-    // Maxwell: 71%; the H100's 8192^3 SGEMM measured here: 77%).
+    // A scheduler of more lanes (32 in Maxwell, Pascal, GP100's two per SM included, GA10x, Ada, Hopper) issues
+    // an FFMA every cycle, so every other instruction takes an FFMA's slot (DeepBench Titan X Maxwell: 71%; the
+    // H100's 8192^3 SGEMM measured here: 77%).
     ratio simt_matmul_wide = ratio_of(0.75);
+    // Kepler's 48 lanes a scheduler fill only when it issues two independent FFMAs in one cycle, which the loads
+    // between them and register bank conflicts rarely allow (Lai & Seznec, CGO 2013: GK104's SGEMM bounded at 58% of
+    // peak): cuBLAS 7.0's SGEMMs of 2048^3 to 5760^3 on a K40 with its clocks set to boost, 3.0-3.3 of 5.04
+    // TFLOPS (clBLAS's doc/performance/cuBLAS_7.0/Tesla_K40/sgemm.csv).
+    ratio simt_matmul_dual_issue = ratio_of(0.65);
     // On such an SM a convolution's FP32 gradient kernels (cuDNN's implicit GEMMs) issue more instructions
     // besides their FFMAs than its forward kernel does, each in an FFMA's slot: the data gradient works out which
     // outputs and taps reach each input pixel, the weight gradient splits its reduction over the batch's pixels
@@ -124,6 +129,7 @@ struct kernel {
         detail::validate_common(name, ratio_of(1.0), ratio_of(1.0), ppp_comm, cross_device_bandwidth);
         steptime::detail::require_ppp(name, "simt_matmul", efficiency.simt_matmul);
         steptime::detail::require_ppp(name, "simt_matmul_wide", efficiency.simt_matmul_wide);
+        steptime::detail::require_ppp(name, "simt_matmul_dual_issue", efficiency.simt_matmul_dual_issue);
         steptime::detail::require_ppp(name, "simt_wide_data_gradient", efficiency.simt_wide_data_gradient);
         steptime::detail::require_ppp(name, "simt_wide_weight_gradient", efficiency.simt_wide_weight_gradient);
         steptime::detail::require_ppp(name, "tensor_matmul", efficiency.tensor_matmul);
@@ -219,13 +225,12 @@ struct kernel {
     }
 
 private:
-    // More than 16 FP32 lanes per warp scheduler, so that an FFMA warp instruction issues every cycle: the FP32
-    // peak over 2 FLOPs x SMs x the clock it is quoted at (boost where given) x 4 schedulers per SM, GP100's 2
-    // (compute capability 6.0: two processing blocks of 32 lanes; Pascal GP100 whitepaper). Devices without an
-    // SM count are taken as narrow.
-    static bool wide_sm(const device& d) {
+    // FP32 lanes per warp scheduler: the FP32 peak over 2 FLOPs x SMs x the clock it is quoted at (boost where
+    // given) x 4 schedulers per SM, GP100's 2 (compute capability 6.0: two processing blocks of 32 lanes; Pascal
+    // GP100 whitepaper): 16, 32 or Kepler's 48. 0 without an SM count, taken as 16.
+    static double lanes_per_scheduler(const device& d) {
         const double schedulers = d.compute_capability == cuda_compute_capability{6, 0} ? 2 : 4;
-        return d.sm_count && d.peak.fp32.value() / (2 * *d.sm_count * quoted_clock(d).value() * schedulers) > 24;
+        return d.sm_count ? d.peak.fp32.value() / (2 * *d.sm_count * quoted_clock(d).value() * schedulers) : 0;
     }
 
     // Going backward, a layer's output read by k layers receives k gradients, which the framework adds pairwise
@@ -445,9 +450,12 @@ private:
         if (k.is_matmul) {
             const auto tensor = c.dev.tensor_peak_for(c.precision);
             const bool aligned = std::fmod(k.channels * element_bytes(c.precision), 16) == 0;
-            const bool wide = wide_sm(c.dev);
+            const double lanes = lanes_per_scheduler(c.dev);
+            const bool wide = lanes > 24;  // an FFMA warp instruction issues every cycle
             tensor_pipe = tensor && aligned;
-            simt = c.dev.simt_peak_for(c.precision) * (wide ? efficiency.simt_matmul_wide : efficiency.simt_matmul);
+            simt = c.dev.simt_peak_for(c.precision) * (lanes > 40 ? efficiency.simt_matmul_dual_issue
+                                                       : wide     ? efficiency.simt_matmul_wide
+                                                                  : efficiency.simt_matmul);
             // cuDNN 9's Winograd as a share of the multiplications saved; cuDNN 7's kernels are priced below.
             const bool flat_winograd = k.winograd_filter > 0 && library == conv_library::cudnn9;
             rate = tensor_pipe     ? *tensor * efficiency.tensor_matmul
