@@ -22,16 +22,16 @@ struct kernel_efficiency {
     // holds an FFMA warp instruction two cycles, and the loads and address arithmetic issue in between (DeepBench
     // V100: 94%).
     ratio simt_matmul = ratio_of(0.94);
-    // A scheduler of more lanes (32 in Maxwell, Pascal, GP100's two per SM included, GA10x, Ada, Hopper) issues
-    // an FFMA every cycle, so every other instruction takes an FFMA's slot (DeepBench Titan X Maxwell: 71%; the
-    // H100's 8192^3 SGEMM measured here: 77%).
+    // A scheduler of more lanes ("wide", as Kepler's 48 below: 32 in Maxwell, Pascal, GP100's two per SM included,
+    // GA10x, Ada, Hopper, Blackwell) issues an FFMA every cycle, so every other instruction takes an FFMA's slot
+    // (DeepBench Titan X Maxwell: 71%; the H100's 8192^3 SGEMM measured here: 77%).
     ratio simt_matmul_wide = ratio_of(0.75);
-    // Kepler's 48 lanes a scheduler fill only when it issues two independent FFMAs in one cycle, which the loads
-    // between them and register bank conflicts rarely allow (Lai & Seznec, CGO 2013: GK104's SGEMM bounded at 58% of
-    // peak): cuBLAS 7.0's SGEMMs of 2048^3 to 5760^3 on a K40 with its clocks set to boost, 3.0-3.3 of 5.04
-    // TFLOPS (clBLAS's doc/performance/cuBLAS_7.0/Tesla_K40/sgemm.csv).
+    // Kepler's 48 lanes a scheduler fill only at 1.5 FFMA warp instructions a cycle, two of one warp issued together
+    // every other cycle, which the loads between them and register bank conflicts rarely allow (Lai & Seznec, CGO
+    // 2013, bound GK104's SGEMM at 58% of peak): cuBLAS 7.0's SGEMMs of 2048^3 to 5760^3 on a K40 with its clocks
+    // set to boost reached 3.0-3.3 of 5.04 TFLOPS (clBLAS's doc/performance/cuBLAS_7.0/Tesla_K40/sgemm.csv).
     ratio simt_matmul_dual_issue = ratio_of(0.65);
-    // On such an SM a convolution's FP32 gradient kernels (cuDNN's implicit GEMMs) issue more instructions
+    // On a wide SM a convolution's FP32 gradient kernels (cuDNN's implicit GEMMs) issue more instructions
     // besides their FFMAs than its forward kernel does, each in an FFMA's slot: the data gradient works out which
     // outputs and taps reach each input pixel, the weight gradient splits its reduction over the batch's pixels
     // and adds the slices up (so does Winograd's, over the batch's tiles; its data gradient is a forward pass of
@@ -44,7 +44,7 @@ struct kernel_efficiency {
     ratio simt_wide_weight_gradient = ratio_of(1 / 1.48);
     // In NCHW an ungrouped convolution whose input channels fill no 16-byte load (an RGB first layer's 3) gathers
     // its image's channel planes for the weight gradient an element a load: the warp instructions that gradient
-    // issues per FFMA. A scheduler that issues an FFMA every cycle (wide) then reaches 1/3 of the peak, one that
+    // issues per FFMA. A scheduler that issues an FFMA every cycle (32 or 48 lanes) then reaches 1/3 of the peak, one that
     // holds it two cycles 2/3. DeepBench's 7x7 stride-2 first layer at batch 16: 2.25 ms on the Titan X Maxwell
     // (cuDNN 5), 0.55 ms on the V100 (cuDNN 7.6; calibration.csv DB-040 and DB-009 less their forward times); the
     // H100's ResNet-50 conv1 at batch 64 in FP32, 0.83 ms (cuDNN 9, conv_layers.csv). So priced: 2.25, 0.49, 0.89 ms.
