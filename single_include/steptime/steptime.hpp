@@ -2771,10 +2771,11 @@ struct kernel_efficiency {
     ratio simt_wide_weight_gradient = ratio_of(1 / 1.48);
     // In NCHW an ungrouped convolution whose input channels fill no 16-byte load (an RGB first layer's 3) gathers
     // its image's channel planes for the weight gradient an element a load: the warp instructions that gradient
-    // issues per FFMA. A scheduler that issues an FFMA every cycle (32 or 48 lanes) then reaches 1/3 of the peak, one that
-    // holds it two cycles 2/3. DeepBench's 7x7 stride-2 first layer at batch 16: 2.25 ms on the Titan X Maxwell
-    // (cuDNN 5), 0.55 ms on the V100 (cuDNN 7.6; calibration.csv DB-040 and DB-009 less their forward times); the
-    // H100's ResNet-50 conv1 at batch 64 in FP32, 0.83 ms (cuDNN 9, conv_layers.csv). So priced: 2.25, 0.49, 0.89 ms.
+    // issues per FFMA. A scheduler that issues an FFMA every cycle (32 or 48 lanes) then reaches 1/3 of the peak,
+    // one that holds it two cycles 2/3. DeepBench's 7x7 stride-2 first layer at batch 16: 2.25 ms on the Titan X
+    // Maxwell (cuDNN 5), 0.55 ms on the V100 (cuDNN 7.6; calibration.csv DB-040 and DB-009 less their forward
+    // times); the H100's ResNet-50 conv1 at batch 64 in FP32, 0.83 ms (cuDNN 9, conv_layers.csv). So priced: 2.25,
+    // 0.49, 0.89 ms.
     double gathered_weight_gradient_instructions = 3;
     ratio tensor_matmul = ratio_of(0.75);  // HGEMM on tensor cores, large sizes (DeepBench V100 72-90%)
     ratio memory = ratio_of(0.80);  // element-wise and normalization kernels, of DRAM bandwidth
@@ -3178,9 +3179,9 @@ private:
             const auto tensor = c.dev.tensor_peak_for(c.precision);
             const bool aligned = std::fmod(k.channels * element_bytes(c.precision), 16) == 0;
             const double lanes = lanes_per_scheduler(c.dev);
-            const bool wide = lanes > 24;  // an FFMA warp instruction issues every cycle
+            const bool wide = lanes > 24;  // 32 or 48 (not 16): an FFMA warp instruction issues every cycle
             tensor_pipe = tensor && aligned;
-            simt = c.dev.simt_peak_for(c.precision) * (lanes > 40 ? efficiency.simt_matmul_dual_issue
+            simt = c.dev.simt_peak_for(c.precision) * (lanes > 40 ? efficiency.simt_matmul_dual_issue  // Kepler's 48
                                                        : wide     ? efficiency.simt_matmul_wide
                                                                   : efficiency.simt_matmul);
             // cuDNN 9's Winograd as a share of the multiplications saved; cuDNN 7's kernels are priced below.
@@ -3198,9 +3199,10 @@ private:
                     rate *= weights ? efficiency.simt_wide_weight_gradient : efficiency.simt_wide_data_gradient;
                 if (weights) simt *= efficiency.simt_wide_weight_gradient;
             }
-            // An NCHW first layer's weight gradient (not a grouped one's: the H100's ResNeXt layers of 4 FP16 channels a
-            // group ran at their GEMM's rate): its instructions per FFMA, which holds a wide SM's scheduler one cycle
-            // and a 16-lane one's two. (cudnn7's Winograd for a 3x3 first layer fills 3/64 of its tiles: never faster.)
+            // An NCHW first layer's weight gradient (not a grouped one's: the H100's ResNeXt layers of 4 FP16
+            // channels a group ran at their GEMM's rate): its instructions per FFMA, which holds a wide SM's scheduler
+            // one cycle and a 16-lane one's two. (cudnn7's Winograd for a 3x3 first layer fills 3/64 of its tiles:
+            // never faster.)
             if (!tensor_pipe && !aligned && k.shape.groups == 1 && layout == activation_layout::nchw &&
                 k.convolution == pass::backward_weights)
                 rate = std::min(rate, c.dev.simt_peak_for(c.precision) * (wide ? 1.0 : 2.0) /
