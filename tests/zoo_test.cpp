@@ -87,7 +87,7 @@ TEST_CASE("zoo catalog") {
         CHECK(net.native_batch >= 64);
         CHECK(net.parameter_count() > 0);
     }
-    CHECK(names.size() == 17);
+    CHECK(names.size() == 20);
 }
 
 namespace {
@@ -162,7 +162,7 @@ TEST_CASE("ResNeXt-101 32x4d and SE-ResNeXt-101 32x4d: Cadene's pretrained-model
     CHECK(se.parameter_count() - x.parameter_count() == 4'777'712);  // the 33 SE modules
 }
 
-TEST_CASE("DenseNet-121, GoogLeNet and Inception v3") {
+TEST_CASE("DenseNets, GoogLeNet and Inception v3") {
     // torchvision DenseNet121_Weights.IMAGENET1K_V1.meta["num_params"]: 7,978,856.
     const network d = zoo::densenet121();
     CHECK(near(d.parameter_count(), 7'978'856, 0.01));
@@ -171,6 +171,22 @@ TEST_CASE("DenseNet-121, GoogLeNet and Inception v3") {
     CHECK(d.at("transition1/pool").output.str() == "28x28x128");
     CHECK(d.at("denseblock4/layer16/concat").output.str() == "7x7x1024");
     CHECK(count(d, "conv2d") == 120);  // 1 + 2 * 58 dense layers + 3 transitions
+
+    // The rest of torchvision's family, meta["num_params"] of DenseNet161/169/201_Weights.IMAGENET1K_V1:
+    // 28,681,000, 14,149,480 and 20,013,928. The name counts the convolutions and the classifier.
+    const network d161 = zoo::densenet161(), d169 = zoo::densenet169(), d201 = zoo::densenet201();
+    CHECK(near(d161.parameter_count(), 28'681'000, 0.01));
+    CHECK(near(d169.parameter_count(), 14'149'480, 0.01));
+    CHECK(near(d201.parameter_count(), 20'013'928, 0.01));
+    CHECK(count(d161, "conv2d") == 160);  // 1 + 2 * 78 + 3
+    CHECK(count(d169, "conv2d") == 168);  // 1 + 2 * 82 + 3
+    CHECK(count(d201, "conv2d") == 200);  // 1 + 2 * 98 + 3
+    // Growth 48 from a 96-channel stem: 96 + 6 * 48 = 384, halved by the transition; the last block ends at
+    // 1056 + 24 * 48 = 2208 channels (timm's densenet161 num_features 2208, densenet169's 1664).
+    CHECK(d161.at("denseblock1/layer6/concat").output.str() == "56x56x384");
+    CHECK(d161.at("transition1/pool").output.str() == "28x28x192");
+    CHECK(d161.at("denseblock4/layer24/concat").output.str() == "7x7x2208");
+    CHECK(d169.at("denseblock4/layer32/concat").output.str() == "7x7x1664");
 
     // GoogLeNet as Caffe's bvlc_googlenet without its two auxiliary classifiers: 6,998,552 parameters,
     // HewlettPackard/dlcookbook-dlbs's model table (googlenet, 3x224x224); Szegedy et al. 2015 Table 1's
@@ -253,13 +269,17 @@ TEST_CASE("Caffe AlexNet, OverFeat and NiN") {
 
 TEST_CASE("forward multiply-adds against published counts") {
     // torchvision's model documentation, meta["_ops"] ("GFLOPS", counted as multiply-adds): resnet18 1.81,
-    // resnet50 4.09, vgg16 15.47, inception_v3 5.71, densenet121 2.83; within 2%
+    // resnet50 4.09, vgg16 15.47, inception_v3 5.71, densenet121 2.83, densenet161 7.73,
+    // densenet169 3.36, densenet201 4.29; within 2%
     // (ours counts convolutions and fully connected layers only).
     CHECK(near(forward_macs(zoo::resnet18()), 1.81e9, 0.02));
     CHECK(near(forward_macs(zoo::resnet50()), 4.09e9, 0.02));
     CHECK(near(forward_macs(zoo::vgg16()), 15.47e9, 0.02));
     CHECK(near(forward_macs(zoo::inception_v3()), 5.71e9, 0.02));
     CHECK(near(forward_macs(zoo::densenet121()), 2.83e9, 0.02));
+    CHECK(near(forward_macs(zoo::densenet161()), 7.73e9, 0.02));
+    CHECK(near(forward_macs(zoo::densenet169()), 3.36e9, 0.02));
+    CHECK(near(forward_macs(zoo::densenet201()), 4.29e9, 0.02));
     // Szegedy et al. 2015, section 1: GoogLeNet's budget of "1.5 billion multiply-adds at inference time";
     // within 6% (ours 1.58G).
     CHECK(near(forward_macs(zoo::googlenet()), 1.5e9, 0.06));

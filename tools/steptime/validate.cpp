@@ -131,6 +131,7 @@ prediction predict(const io::published_case& c, const validate_options& o, const
     switch (c.metric) {
         case io::published_metric::forward_ms: return {e.forward, e.memory};
         case io::published_metric::backward_ms: return {e.backward, e.memory};
+        case io::published_metric::forward_backward_ms: return {e.forward + e.backward, e.memory};
         default: return {e.total, e.memory};
     }
 }

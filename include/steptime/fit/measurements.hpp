@@ -6,15 +6,17 @@
 //    network    a zoo name or a PALEO JSON file (the caller resolves it)
 //    device     a catalog name or a device JSON file (the caller resolves it)
 //    batch      samples in the measured pass
-//    phase      forward, backward (both gradients) or training (forward, backward and weight update)
+//    phase      forward, backward (both gradients), forward+backward (both passes, no update) or training (forward,
+//               backward and weight update)
 //    time_ms    the measured time, milliseconds
 //    layer      optional: the measured layer's name; empty or absent for the whole network
 //    precision  optional: fp32 (default), tf32, fp16, bf16, fp8 or int8
 //    id         optional: a label for the reports (default: the line number)
 //
 // 2. Published measurements in validation/measured/calibration.csv's form, joined by id with a cases file
-//    (io/published_csv.hpp). Metrics: forward_ms, backward_ms (a pass), and images_per_s (a training step
-//    of batch_per_gpu samples: time = batch / rate) of one GPU in FP32; other rows are skipped.
+//    (io/published_csv.hpp). Metrics: forward_ms, backward_ms (a pass), forward_backward_ms (both), and
+//    images_per_s (a training step of batch_per_gpu samples: time = batch / rate) of one GPU in FP32; other
+//    rows are skipped.
 //
 // Errors are parse_error "origin:line: column 'name': ...".
 #pragma once
@@ -31,13 +33,14 @@
 
 namespace steptime::fit {
 
-// What a measured time covers: a pass, or a whole training step (forward, backward, weight update).
-enum class measured_phase { forward, backward, training };
+// What a measured time covers: a pass, both passes, or a whole training step (forward, backward, weight update).
+enum class measured_phase { forward, backward, forward_backward, training };
 
 constexpr std::string_view to_string(measured_phase p) {
     switch (p) {
         case measured_phase::forward: return "forward";
         case measured_phase::backward: return "backward";
+        case measured_phase::forward_backward: return "forward+backward";
         case measured_phase::training: return "training";
     }
     return "?";
@@ -59,8 +62,9 @@ inline measured_phase phase_of(const steptime::detail::csv_table& t, std::size_t
     const auto p = t.text(row, col);
     if (p == "forward") return measured_phase::forward;
     if (p == "backward") return measured_phase::backward;
+    if (p == "forward+backward") return measured_phase::forward_backward;
     if (p == "training") return measured_phase::training;
-    throw t.bad(row, col, "forward, backward or training");
+    throw t.bad(row, col, "forward, backward, forward+backward or training");
 }
 
 inline element_type precision_of(const steptime::detail::csv_table& t, std::size_t row, std::size_t col) {
@@ -113,6 +117,7 @@ inline std::vector<pass_measurement> parse_published_times(std::string_view publ
         switch (c.metric) {
             case io::published_metric::forward_ms: phase = measured_phase::forward; break;
             case io::published_metric::backward_ms: phase = measured_phase::backward; break;
+            case io::published_metric::forward_backward_ms: phase = measured_phase::forward_backward; break;
             default: break;  // images_per_s: a training step
         }
         pass_measurement m;

@@ -43,6 +43,9 @@ const std::vector<entry<Net>>& catalog() {
         {"se-resnext101-32x4d", "SE-ResNeXt-101 32x4d (squeeze-excitation, reduction 16), 224x224",
          se_resnext101_32x4d<Net>},
         {"densenet121", "DenseNet-121 (growth 32, compression 0.5), 224x224", densenet121<Net>},
+        {"densenet161", "DenseNet-161 (growth 48, compression 0.5), 224x224", densenet161<Net>},
+        {"densenet169", "DenseNet-169 (growth 32, compression 0.5), 224x224", densenet169<Net>},
+        {"densenet201", "DenseNet-201 (growth 32, compression 0.5), 224x224", densenet201<Net>},
     };
     return all;
 }
