@@ -173,7 +173,7 @@ TEST_CASE("DenseNets, GoogLeNet and Inception v3") {
     CHECK(count(d, "conv2d") == 120);  // 1 + 2 * 58 dense layers + 3 transitions
 
     // The rest of torchvision's family, meta["num_params"] of DenseNet161/169/201_Weights.IMAGENET1K_V1:
-    // 28,681,000, 14,149,480 and 20,013,928. The name counts the convolutions and the classifier.
+    // 28,681,000, 14,149,480 and 20,013,928. Each name's number is its convolutions plus the classifier (160 + 1).
     const network d161 = zoo::densenet161(), d169 = zoo::densenet169(), d201 = zoo::densenet201();
     CHECK(near(d161.parameter_count(), 28'681'000, 0.01));
     CHECK(near(d169.parameter_count(), 14'149'480, 0.01));

@@ -1244,14 +1244,15 @@ namespace steptime::io {
 
 // What a published number measures, and so what steptime predicts for it.
 enum class published_metric {
-    forward_ms,        // one forward pass
-    backward_ms,       // one backward pass (both gradients, no weight update)
-    images_per_s,      // a training step: (GPUs x batch per GPU) / rate
-    kernel_ms,         // one library kernel: the forward pass of a single-operation model
-    kernel_passes_ms,  // a kernel's forward and backward passes (fwd_plus_bwd..._ms), no update
-    all_reduce_ms,     // a collective alone: an all-reduce of all_reduce_size bytes between the row's GPUs
-    tflops_per_gpu,    // a GPT's training step: its FLOPs by Narayanan et al.'s formula over the GPUs' time
-    peak_memory_gib,   // a training step's peak of one GPU's tensors (PyTorch's max_memory_allocated), GiB
+    forward_ms,           // one forward pass
+    backward_ms,          // one backward pass (both gradients, no weight update)
+    forward_backward_ms,  // a forward and a backward pass of a network as a framework times them, no update
+    images_per_s,         // a training step: (GPUs x batch per GPU) / rate
+    kernel_ms,            // one library kernel: the forward pass of a single-operation model
+    kernel_passes_ms,     // a kernel's forward and backward passes (fwd_plus_bwd..._ms), no update
+    all_reduce_ms,        // a collective alone: an all-reduce of all_reduce_size bytes between the row's GPUs
+    tflops_per_gpu,       // a GPT's training step: its FLOPs by Narayanan et al.'s formula over the GPUs' time
+    peak_memory_gib,      // a training step's peak of one GPU's tensors (PyTorch's max_memory_allocated), GiB
 };
 
 struct published_case {
@@ -1297,13 +1298,14 @@ inline published_metric metric_of(const steptime::detail::csv_table& t, std::siz
     const auto in = [&](std::string_view u) {
         if (!t.text(r, unit).starts_with(u)) throw t.bad(r, unit, std::string(u) + " for metric " + std::string(m));
     };
-    if (m == "forward_ms" || m == "backward_ms" || m == "kernel_ms" || m == "fwd_plus_bwd_ms" ||
-        m == "fwd_plus_bwd_data_plus_bwd_filter_ms") {
+    if (m == "forward_ms" || m == "backward_ms" || m == "forward_backward_ms" || m == "kernel_ms" ||
+        m == "fwd_plus_bwd_ms" || m == "fwd_plus_bwd_data_plus_bwd_filter_ms") {
         in("ms");
-        return m == "forward_ms"    ? published_metric::forward_ms
-               : m == "backward_ms" ? published_metric::backward_ms
-               : m == "kernel_ms"   ? published_metric::kernel_ms
-                                    : published_metric::kernel_passes_ms;
+        return m == "forward_ms"            ? published_metric::forward_ms
+               : m == "backward_ms"         ? published_metric::backward_ms
+               : m == "forward_backward_ms" ? published_metric::forward_backward_ms
+               : m == "kernel_ms"           ? published_metric::kernel_ms
+                                            : published_metric::kernel_passes_ms;
     }
     if (m == "images_per_s") {
         in("images/s");
@@ -1322,7 +1324,7 @@ inline published_metric metric_of(const steptime::detail::csv_table& t, std::siz
         return published_metric::peak_memory_gib;
     }
     throw t.bad(r, col,
-                "forward_ms, backward_ms, images_per_s, kernel_ms, fwd_plus_bwd_ms, "
+                "forward_ms, backward_ms, forward_backward_ms, images_per_s, kernel_ms, fwd_plus_bwd_ms, "
                 "fwd_plus_bwd_data_plus_bwd_filter_ms, allreduce_ms, tflops_per_gpu or peak_memory_gib (steptime does "
                 "not predict the others yet)");
 }

@@ -202,6 +202,8 @@ if(Python3_FOUND)
   memory_fit(megatron_sc21 megatron-sc21/calibration.csv megatron-sc21/cases.csv "^fit: 1 of 1 rows .*memory 0\\.69-0\\.69 of")
   memory_fit(tf_k80 tf-benchmarks-k80/calibration.csv tf-benchmarks-k80/cases.csv "^fit: 23 of 23 rows .*memory 0\\.13-0\\.69 of")
   memory_fit(lambda_tf lambda-tf-benchmark/calibration.csv lambda-tf-benchmark/cases.csv "^fit: 40 of 40 rows .*memory 0\\.15-0\\.59 of")
+  memory_fit(dl_benchmark dl-benchmark-pytorch/calibration.csv dl-benchmark-pytorch/cases.csv
+             "^fit: 60 of 60 rows .*memory 0\\.12-0\\.35 of")
   # The H100's steps, with the largest batch of each of eight networks that ran (largest_batch.py): 0.97 of its
   # memory as predicted, at most, so every one of them fits, 1.03x the measured largest batch at least.
   memory_fit(pytorch_h100 pytorch-h100/calibration.csv pytorch-h100/cases.csv
@@ -219,6 +221,12 @@ add_test(NAME cli_validate_lambda_tf COMMAND ${cli} validate --data ${validation
          --cases ${validation}/lambda-tf-benchmark/cases.csv)
 set_tests_properties(cli_validate_lambda_tf PROPERTIES PASS_REGULAR_EXPRESSION
   "against 40 published measurements.*LTF-001 +lambda_tf_fp32 +alexnet +gtx-1080-ti +194\\.203 .*LTF-040 +lambda_tf_fp16 +vgg16 +v100-sxm3-32gb +842\\.105 .*\nlambda_tf_fp16 +20 .*\nlambda_tf_fp32 +20 +[0-9.]+% +[-+][0-9.]+% +0\n")
+# Held-out published passes of VGG-16, ResNet-152 and DenseNet-161 in PyTorch 0.3 and 1.0 (u39kun's
+# deep-learning-benchmark): every row predicted, the first forward pass 31.3 ms and forward-plus-backward 108.8 ms.
+add_test(NAME cli_validate_dl_benchmark COMMAND ${cli} validate
+         --data ${validation}/dl-benchmark-pytorch/calibration.csv --cases ${validation}/dl-benchmark-pytorch/cases.csv)
+set_tests_properties(cli_validate_dl_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 60 published measurements.*DLB-001e +dlb_eval_fp32 +vgg16 +titan-v +31\\.300 .*DLB-001t +dlb_train_fp32 +vgg16 +titan-v +108\\.800 .*\ndlb_eval_fp16 +15 .*\ndlb_eval_fp32 +15 .*\ndlb_train_fp16 +15 .*\ndlb_train_fp32 +15 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # --anchor: each row from the same quantity measured on another GPU, scaled by the model's ratio (Habitat's
 # anchoring). The anchor device's own rows are skipped; no common row at all is an error.
 add_test(NAME cli_validate_anchored COMMAND ${cli} validate ${held_out} --anchor titan-x-maxwell)

@@ -106,6 +106,8 @@ TEST_CASE("ppp: the calibrated model's estimate is the fit's prediction") {
     };
     CHECK(e.forward.value() == doctest::Approx(time(measured_phase::forward)).epsilon(1e-12));
     CHECK(e.backward.value() == doctest::Approx(time(measured_phase::backward)).epsilon(1e-12));
+    // Both passes without the update (a framework's forward-and-backward timing).
+    CHECK((e.forward + e.backward).value() == doctest::Approx(time(measured_phase::forward_backward)).epsilon(1e-12));
     CHECK(e.total.value() == doctest::Approx(time(measured_phase::training)).epsilon(1e-12));
     // One layer: conv2's forward time in the estimate's breakdown.
     const auto conv2 = std::ranges::find(e.layers, std::string("conv2"), &layer_estimate::name);
@@ -158,7 +160,8 @@ TEST_CASE("ppp: pass-time CSV") {
     CHECK(err("network,device,batch,time_ms\n") ==
           "m.csv: the header has no column 'phase', expected the columns "
           "network,device,batch,phase,time_ms[,layer][,precision][,id]");
-    CHECK(err(h + "alexnet,k80,128,sideways,10\n") == "m.csv:2: column 'phase': 'sideways', expected forward, backward or training");
+    CHECK(err(h + "alexnet,k80,128,sideways,10\n") ==
+          "m.csv:2: column 'phase': 'sideways', expected forward, backward, forward+backward or training");
     CHECK(err(h + "alexnet,k80,0,forward,10\n") == "m.csv:2: column 'batch': '0', expected a batch size of at least 1");
     CHECK(err(h + "alexnet,k80,8,forward,-1\n") == "m.csv:2: column 'time_ms': '-1', expected a positive time in milliseconds");
     CHECK(err(h + "alexnet,k80,8,forward,nan\n") == "m.csv:2: column 'time_ms': 'nan', expected a positive time in milliseconds");
@@ -176,14 +179,18 @@ TEST_CASE("ppp: published measurements joined with their cases") {
         "B,1,64,images_per_s,154,images/s (aggregate),\n"
         "C,8,64,images_per_s,1000,images/s (aggregate),\n"
         "D,1,,kernel_ms,0.088,ms,\n"
-        "E,1,,forward_ms,26,ms,\n";
-    const auto rows = parse_published_times(published, "cal.csv", "id,network,device\nB,vgg16,p100\nA,alexnet,k80\n", "cases.csv");
-    REQUIRE(rows.size() == 2);
+        "E,1,,forward_ms,26,ms,\n"
+        "F,1,16,forward_backward_ms,108.8,ms,\n";
+    const auto rows = parse_published_times(published, "cal.csv",
+                                            "id,network,device\nB,vgg16,p100\nA,alexnet,k80\nF,vgg16,v100\n", "cases.csv");
+    REQUIRE(rows.size() == 3);
     CHECK(rows[0].id == "B");  // the cases' order
     CHECK(rows[0].phase == measured_phase::training);
     CHECK(rows[0].time.value() == doctest::Approx(64.0 / 154));  // a step of 64 images at 154 images/s
     CHECK(rows[1].phase == measured_phase::forward);
     CHECK(rows[1].batch == 128);
+    CHECK(rows[2].phase == measured_phase::forward_backward);
+    CHECK(rows[2].time.value() == doctest::Approx(0.1088));
     const auto err = [&](const std::string& cases) {
         return message_of<parse_error>([&] { parse_published_times(published, "cal.csv", cases, "cases.csv"); });
     };

@@ -163,13 +163,13 @@ measured_set load_measurements(const std::string& file, const std::optional<std:
 
 std::string row_table(const measured_set& m, const std::vector<std::size_t>& rows, const std::vector<seconds>& predicted,
                       const fit::error_metrics& e) {
-    std::string t = pad_right("id", 12) + pad_right("network", 22) + pad_right("phase", 10) + pad_left("batch", 7) +
+    std::string t = pad_right("id", 12) + pad_right("network", 22) + pad_right("phase", 18) + pad_left("batch", 7) +
                     pad_left("measured ms", 13) + pad_left("predicted ms", 14) + pad_left("error", 9) + "\n";
     for (std::size_t k = 0; k < rows.size(); ++k) {
         const auto& r = m.rows[rows[k]];
         t += pad_right(r.id, 12) + pad_right(std::filesystem::path(r.network).stem().string() +
                                                  (r.layer.empty() ? "" : ":" + r.layer), 22) +
-             pad_right(std::string(fit::to_string(r.phase)), 10) + pad_left(std::to_string(r.batch), 7) +
+             pad_right(std::string(fit::to_string(r.phase)), 18) + pad_left(std::to_string(r.batch), 7) +
              pad_left(fixed(r.time.value() * 1e3, 2), 13) + pad_left(fixed(predicted[k].value() * 1e3, 2), 14) +
              pad_left(percent(e.signed_relative[k]), 9) + "\n";
     }

@@ -53,15 +53,15 @@ namespace steptime::io {
 
 // What a published number measures, and so what steptime predicts for it.
 enum class published_metric {
-    forward_ms,        // one forward pass
-    backward_ms,       // one backward pass (both gradients, no weight update)
+    forward_ms,           // one forward pass
+    backward_ms,          // one backward pass (both gradients, no weight update)
     forward_backward_ms,  // a forward and a backward pass of a network as a framework times them, no update
-    images_per_s,      // a training step: (GPUs x batch per GPU) / rate
-    kernel_ms,         // one library kernel: the forward pass of a single-operation model
-    kernel_passes_ms,  // a kernel's forward and backward passes (fwd_plus_bwd..._ms), no update
-    all_reduce_ms,     // a collective alone: an all-reduce of all_reduce_size bytes between the row's GPUs
-    tflops_per_gpu,    // a GPT's training step: its FLOPs by Narayanan et al.'s formula over the GPUs' time
-    peak_memory_gib,   // a training step's peak of one GPU's tensors (PyTorch's max_memory_allocated), GiB
+    images_per_s,         // a training step: (GPUs x batch per GPU) / rate
+    kernel_ms,            // one library kernel: the forward pass of a single-operation model
+    kernel_passes_ms,     // a kernel's forward and backward passes (fwd_plus_bwd..._ms), no update
+    all_reduce_ms,        // a collective alone: an all-reduce of all_reduce_size bytes between the row's GPUs
+    tflops_per_gpu,       // a GPT's training step: its FLOPs by Narayanan et al.'s formula over the GPUs' time
+    peak_memory_gib,      // a training step's peak of one GPU's tensors (PyTorch's max_memory_allocated), GiB
 };
 
 struct published_case {
