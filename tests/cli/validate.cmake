@@ -227,6 +227,14 @@ add_test(NAME cli_validate_dl_benchmark COMMAND ${cli} validate
          --data ${validation}/dl-benchmark-pytorch/calibration.csv --cases ${validation}/dl-benchmark-pytorch/cases.csv)
 set_tests_properties(cli_validate_dl_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
   "against 60 published measurements.*DLB-001e +dlb_eval_fp32 +vgg16 +titan-v +31\\.300 .*DLB-001t +dlb_train_fp32 +vgg16 +titan-v +108\\.800 .*\ndlb_eval_fp16 +15 .*\ndlb_eval_fp32 +15 .*\ndlb_train_fp16 +15 .*\ndlb_train_fp32 +15 +[0-9.]+% +[-+][0-9.]+% +0\n")
+if(Python3_FOUND)
+  # Its forward_backward_ms rows are predict's forward plus backward pass (no update), its forward_ms rows the forward.
+  add_test(NAME cli_validate_forward_backward
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_passes.py $<TARGET_FILE:steptime_cli>
+                   ${validation}/dl-benchmark-pytorch)
+  set_tests_properties(cli_validate_forward_backward PROPERTIES PASS_REGULAR_EXPRESSION
+                       "^60 rows: validate's passes are predict's")
+endif()
 # --anchor: each row from the same quantity measured on another GPU, scaled by the model's ratio (Habitat's
 # anchoring). The anchor device's own rows are skipped; no common row at all is an error.
 add_test(NAME cli_validate_anchored COMMAND ${cli} validate ${held_out} --anchor titan-x-maxwell)
