@@ -28,6 +28,10 @@ struct estimate_options {
     // What a tensor-parallel network's GPUs all-reduce their partial activations over; default: the device's
     // intra_node_link, 2 us a step (NCCL over NVLink, as comm/link.hpp's nvlink presets).
     std::optional<network_link> tensor_link{};
+    // The forward pass alone, in inference mode (PyTorch's eval() under no_grad): batch norm normalizes with its
+    // running statistics in one element-wise pass, dropout returns its input; no backward pass, no update, and
+    // memory holds each activation only until its last reader has run (inference_peak, inference_memory).
+    bool inference = false;
 };
 
 // Batches above this are refused: a guard against absurd requests, far beyond any real step.
@@ -61,6 +65,7 @@ struct step_estimate {
     int micro_batches = 1;    // a pipeline's micro-batches per step (batch_per_worker of them together)
     int chunks_per_stage = 1;  // the model chunks each stage holds (Megatron-LM's interleaved schedule)
     element_type precision = element_type::fp32;
+    bool inference = false;   // the forward pass alone in inference mode (estimate_options::inference)
     seconds forward{};        // sum over layers, or the host's time to issue their kernels if longer
     seconds backward{};       // likewise, both gradients, and the forward passes of recomputed layers
     seconds update{};         // weight update
@@ -98,6 +103,13 @@ inline void require_finite(seconds t, const std::string& what) {
         throw invalid_argument(what + " is beyond the range of a double: the sizes or rates are too extreme");
     if (!std::isfinite(t.value()) || t.value() < 0)
         throw error("internal: " + what + " came out as " + std::to_string(t.value()) + " s");
+}
+
+// Refuses inference where a strategy has no meaning for it (its parts exchange activations only to train).
+inline void require_training(const estimate_options& opt, const std::string& strategy) {
+    if (opt.inference)
+        throw invalid_argument(strategy + " trains only: inference is estimated on one GPU, a tensor-parallel group or "
+                               "data-parallel replicas");
 }
 
 // The checks of the network, batch, device and model before anything is costed; returns the batch.
@@ -175,7 +187,7 @@ template <class Net, class Model>
     requires CostModel<Model, Net>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, const estimate_options& opt = {}) {
     const std::int64_t batch = detail::checked_batch(net, dev, model, opt);
-    const cost_context ctx{dev, batch, opt.precision};
+    const cost_context ctx{.dev = dev, .batch = batch, .precision = opt.precision, .inference = opt.inference};
     const std::optional<network_link> group = detail::tensor_group_link(net, dev, opt);
 
     step_estimate r;
@@ -186,6 +198,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.batch_per_worker = batch;
     r.tensor_parallel = net.tensor_parallel;
     r.precision = opt.precision;
+    r.inference = opt.inference;
     r.layers.reserve(net.size());
     std::vector<seconds> fwd(net.size()), bwd(net.size());
     activation_tally held;
@@ -193,16 +206,16 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
         const auto& l = net[v];
         held.add(net, v, element_bytes(opt.precision));
         auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
-                                                       model.layer(net, v, pass::backward, ctx)});
-        if (group && l.all_reduce != group_all_reduce::none) {
-            const bool out = l.all_reduce == group_all_reduce::output;
+                                                       opt.inference ? layer_time{} : model.layer(net, v, pass::backward, ctx)});
+        const bool out = l.all_reduce == group_all_reduce::output;
+        if (group && l.all_reduce != group_all_reduce::none && (out || !opt.inference)) {
             const seconds x = detail::group_exchange(l, batch, opt.precision, net.tensor_parallel, *group);
             layer_time& t = out ? e.forward : e.backward;
             t.remote += x;
             t.kernels += 1;  // NCCL's
-            r.group_communication += out && l.recomputed ? 2.0 * x : x;  // a recomputed forward all-reduces again
+            r.group_communication += out && l.recomputed && !opt.inference ? 2.0 * x : x;  // a recomputed forward again
         }
-        if (l.recomputed) e.backward += e.forward;  // its forward pass again, before its gradients
+        if (l.recomputed && !opt.inference) e.backward += e.forward;  // its forward pass again, before its gradients
         fwd[v] = e.forward.total();
         bwd[v] = e.backward.total();
     }
@@ -212,7 +225,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.forward = forward.finished();
     r.backward = backward.finished();
     r.parameters = model.parameters(net);
-    r.update = model.update(weights{r.parameters, net.parameter_tensor_count()}, ctx).total();
+    if (!opt.inference) r.update = model.update(weights{r.parameters, net.parameter_tensor_count()}, ctx).total();
     r.total = r.forward + r.backward + r.update;
     if (group && r.group_communication.value() == 0)  // a split network whose parts never combine their results
         throw invalid_model("network '" + net.name() + "' is split over " + std::to_string(net.tensor_parallel) +
@@ -220,8 +233,12 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.forward_bounds = pass_bounds(net, fwd);
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
-    r.gradient_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(opt.gradients));
-    r.memory = detail::gpu_memory(model, dev, opt, r.parameters, held, batch);
+    r.gradient_bytes = bytes_of(opt.inference ? 0.0 : static_cast<double>(r.parameters) * element_bytes(opt.gradients));
+    r.memory = opt.inference ? inference_memory(r.parameters, opt.precision,
+                                                bytes_of(inference_peak(net, element_bytes(opt.precision)) *
+                                                         static_cast<double>(batch)),
+                                                batch, dev.memory_capacity)
+                             : detail::gpu_memory(model, dev, opt, r.parameters, held, batch);
     detail::require_finite(r.total, "the step time of '" + r.model + "'");
     return r;
 }

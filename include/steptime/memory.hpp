@@ -1,4 +1,5 @@
-// steptime/memory.hpp: what a training step keeps in one GPU's memory, and whether it fits the device's.
+// steptime/memory.hpp: what a training step (or an inference pass) keeps in one GPU's memory, and whether it fits the
+// device's.
 #pragma once
 
 #include <cmath>
@@ -17,7 +18,8 @@ namespace steptime {
 // Not counted: the CUDA context, cuDNN's and cuBLAS's workspaces, the allocator's cached free blocks, the
 // gradients flowing through the backward pass (README.md, "Memory").
 struct memory_footprint {
-    bytes weights{};          // FP32 (master) weights, and in mixed precision the half copies the matmuls read
+    bytes weights{};          // FP32 (master) weights, and in mixed precision the half copies the matmuls read (inference:
+                              // the weights in its precision)
     bytes gradients{};        // one per weight, in the precision the workers exchange
     bytes optimizer_state{};  // momentum: an FP32 tensor per weight; Adam: two
     bytes buffers{};          // data parallel: the gradient buckets, a second copy of the gradients
@@ -65,6 +67,19 @@ inline memory_footprint training_memory(std::int64_t parameters, element_type pr
     m.weights = bytes_of(n * (4 + half));
     m.gradients = bytes_of(n * element_bytes(gradients));
     m.optimizer_state = bytes_of(n * cost::work_of(update_rule).state_bytes);
+    m.activations = activations;
+    m.samples = samples;
+    m.capacity = capacity;
+    return m;
+}
+
+// One GPU's memory for inference: the weights in the precision the network runs in (a served network is converted
+// once: model.half(), TensorRT's engines), no gradients or optimizer state, and `activations`, the peak of those live
+// at once for `samples` (inference_peak).
+inline memory_footprint inference_memory(std::int64_t parameters, element_type precision, bytes activations,
+                                         std::int64_t samples, std::optional<bytes> capacity) {
+    memory_footprint m;
+    m.weights = bytes_of(static_cast<double>(parameters) * element_bytes(precision));
     m.activations = activations;
     m.samples = samples;
     m.capacity = capacity;

@@ -91,8 +91,11 @@ template <class Net, class Model>
 phase_estimate estimate_phases(const Net& net, const device& dev, const Model& model, pass_selection passes,
                                const estimate_options& opt = {}) {
     if (passes.empty()) throw invalid_argument("no pass selected (expected forward, backward-data or backward-weights)");
+    if (opt.inference && (passes.backward_data || passes.backward_weights))
+        throw invalid_argument("inference runs the forward pass alone, not " + to_string(passes));
     const std::int64_t batch = detail::checked_batch(net, dev, model, opt);
-    const cost_context ctx{dev, batch, opt.precision, false};
+    const cost_context ctx{.dev = dev, .batch = batch, .precision = opt.precision, .framework_kernels = false,
+                           .inference = opt.inference};
     phase_estimate r;
     r.model = net.name();
     r.device = dev.name;

@@ -63,7 +63,7 @@ inline void write_table(std::ostream& out, const step_estimate& e) {
     using namespace detail;
     out << e.model << " on " << e.device << ", batch " << e.batch << ", " << to_string(e.precision) << ", "
         << e.cost_model << " cost model" << (e.pipelined() ? "; layers per micro-batch of " + std::to_string(e.micro_batch()) : "")
-        << "\n\n";
+        << (e.inference ? "; inference: the forward pass in eval mode, no backward pass or update" : "") << "\n\n";
     // The cells first, so that each column is as wide as its widest cell.
     std::vector<std::array<std::string, 7>> rows{{"layer", "op", "fwd ms", "bwd ms", "fwd GFLOP", "bwd GFLOP", "share"}};
     const double step = e.total.value();

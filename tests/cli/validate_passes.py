@@ -1,6 +1,6 @@
-"""Checks validate's metric forward_backward_ms: each such row of a validation set is predicted as `predict`'s
-forward plus backward pass of the same case (no weight update), and each forward_ms row as the forward pass
-alone. Every row of the set is checked; its cases name the model, device, precision and library.
+"""Checks validate's metrics forward_backward_ms and inference_ms: each forward_backward_ms row of a validation set
+is predicted as `predict`'s forward plus backward pass of the same case (no weight update), each forward_ms row as
+the forward pass alone, and each inference_ms row as `predict --inference`'s forward pass. Every row of the set is checked; its cases name the model, device, precision and library.
 Usage: validate_passes.py STEPTIME SET_DIR"""
 import csv
 import json
@@ -24,9 +24,14 @@ with open(f"{folder}/cases.csv") as f:
 checked = 0
 for r in rows:
     c = cases[r["id"]]
+    inference = metric[r["id"]] == "inference_ms"
     step = json.loads(run("predict", "-m", c["model"], "-d", c["device"], "-b", str(r["batch"]), "--precision",
-                          c["precision"], "--library", c["library"], "--format", "json"))
-    passes = {"forward_ms": step["forward_s"], "forward_backward_ms": step["forward_s"] + step["backward_s"]}
+                          c["precision"], "--library", c["library"], "--format", "json",
+                          *(["--inference"] if inference else [])))
+    if step["inference"] != inference or (inference and (step["backward_s"] != 0 or step["update_s"] != 0)):
+        sys.exit(f"{r['id']}: predict --inference ran {step['inference']}, backward {step['backward_s']} s")
+    passes = {"forward_ms": step["forward_s"], "inference_ms": step["forward_s"],
+              "forward_backward_ms": step["forward_s"] + step["backward_s"]}
     expected = 1e3 * passes[metric[r["id"]]]
     if not math.isclose(r["predicted_ms"], expected, rel_tol=1e-9):
         sys.exit(f"{r['id']} ({metric[r['id']]}): validate {r['predicted_ms']!r} ms, predict {expected!r} ms")

@@ -180,7 +180,7 @@ void predict_phases(const plan& p, const options& o, const std::string& phase, c
         throw invalid_argument("--phase times the passes on one device: leave out --workers, --parallelism and the "
                                "pipeline's options");
     const auto on = [&](const device& dev, std::int64_t batch) {
-        const estimate_options opt{batch, p.precision};
+        const estimate_options opt{.batch = batch, .precision = p.precision, .inference = p.inference};
         return std::visit([&](const auto& model) { return estimate_phases(p.net, dev, model, *passes, opt); }, p.cost);
     };
     const phase_estimate e = on(p.devices.front(), p.batches.front());
@@ -196,6 +196,7 @@ void predict_phases(const plan& p, const options& o, const std::string& phase, c
         j["precision"] = to_string(e.precision);
         j["cost_model"] = e.cost_model;
         j["phase"] = to_string(e.passes);
+        j["inference"] = p.inference;
         j["time_s"] = seconds_total;
         j["flops"] = e.total.work.value();
         j["bytes"] = e.total.traffic.value();
@@ -220,7 +221,7 @@ void predict_phases(const plan& p, const options& o, const std::string& phase, c
                       << to_string(e.passes) << ",(anchored),,,," << exact(a->time.value()) << "\n";
     } else {
         std::cout << e.model << " on " << e.device << ", batch " << e.batch << ", " << to_string(e.precision) << ", "
-                  << e.cost_model << " cost model, " << to_string(e.passes) << " (no weight update)\n\n";
+                  << e.cost_model << " cost model, " << to_string(e.passes) << (p.inference ? " in inference mode" : " (no weight update)") << "\n\n";
         std::size_t w = 5;
         for (const auto& l : e.layers) w = std::max(w, l.name.size());
         std::cout << pad_right("layer", w) << "  " << pad_right("op", 12) << pad_left("FLOPs", 18) << pad_left("bytes", 16)

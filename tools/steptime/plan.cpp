@@ -270,6 +270,9 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                    "what workers exchange gradients in: fp32 (default, in mixed precision too: PyTorch's DDP and "
                    "TensorFlow reduce the FP32 master weights' gradients), fp16 or bf16 (MXNet, Apex O2, compression)")
         ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+    cmd.add_flag("--inference", o.inference,
+                 "the forward pass alone in inference mode (eval: batch norm's running statistics, no dropout), with the "
+                 "memory it holds; one GPU, a tensor-parallel group or data-parallel replicas");
 }
 
 plan make_plan(const options& o, bool lists) {
@@ -325,6 +328,7 @@ plan make_plan(const options& o, bool lists) {
     p.scale = scale;
     p.overlap_with = ov;
     p.compat = compat;
+    p.inference = o.inference;
     p.ppp_comm = ratio_of(o.ppp_comm.value_or(1.0));
     const int t = p.net.tensor_parallel;
     set_node(o, hierarchical, p.intra_node, p.gpus_per_node, t > 1);
@@ -361,7 +365,7 @@ collective_model plan::comm_model(collective c, const network_link& network) con
 }
 
 step_estimate plan::run(const device& dev, const collective_model& comm, int workers, std::int64_t batch) const {
-    const estimate_options opt{batch, precision, gradients, tensor_link};
+    const estimate_options opt{batch, precision, gradients, tensor_link, inference};
     if (parallel == parallelism::data && scale == scaling::strong) {
         const std::int64_t b = batch == 0 ? net.native_batch : batch;
         if (b < workers)

@@ -24,6 +24,7 @@ struct options {
     std::string cost_model{}, precision = "fp32", parallelism = "data", scaling = "weak", overlap = "none";
     std::optional<double> ppp_compute, ppp_memory, ppp_comm, cross_gbps;
     bool use_pipeline = false;
+    bool inference = false;
     std::string format = "table";
 };
 
@@ -68,6 +69,7 @@ struct plan {
     int pipeline_stages = 1, micro_batches = 1, chunks_per_stage = 1;  // a pipeline's p, m and v (over the --network)
     ratio ppp_comm = ratio_of(1.0);
     bool compat = false;
+    bool inference = false;  // the forward pass alone in inference mode (estimate_options::inference)
 
     std::string_view cost_name() const;
     collective_model comm_model(collective c, const network_link& network) const;

@@ -93,6 +93,7 @@ prediction predict(const io::published_case& c, const validate_options& o, const
     po.micro_batches = c.micro_batches;
     po.chunks_per_stage = c.chunks_per_stage;
     po.precision = std::string(to_string(c.precision));
+    po.inference = c.metric == io::published_metric::inference_ms;
     if (!c.link.empty()) po.networks = c.link;
     if (c.gradients != element_type::fp32 && po.cost_model != "paleo-compat")  // PALEO's are FP32
         po.gradients = std::string(to_string(c.gradients));
@@ -129,7 +130,8 @@ prediction predict(const io::published_case& c, const validate_options& o, const
     const step_estimate e = p.run(dev, p.comm_model(p.comms.front(), p.networks.front()), p.workers.front(),
                                   p.batches.front());
     switch (c.metric) {
-        case io::published_metric::forward_ms: return {e.forward, e.memory};
+        case io::published_metric::forward_ms:
+        case io::published_metric::inference_ms: return {e.forward, e.memory};
         case io::published_metric::backward_ms: return {e.backward, e.memory};
         case io::published_metric::forward_backward_ms: return {e.forward + e.backward, e.memory};
         default: return {e.total, e.memory};

@@ -168,7 +168,7 @@ struct kernel {
                                               if constexpr (requires(const work_args& a) { o.kernels(phase::forward, a); })
                                                   return kernels_pass(o, q, detail::args_of(net, v, c), c);
                                               else
-                                                  return run(w, traits_of(net[v].op, q, net[v], c.batch), c);
+                                                  return run(w, traits_of(net[v].op, q, net[v], c), c);
                                           },
                                           net[v].op);
                                   }) +
@@ -341,15 +341,15 @@ private:
             double read_pixels = 0, read_channels = 0, written_pixels = 0, written_channels = 0;
         } winograd{};
         bool transposed = false;     // a convolution transposed around tensor cores in NCHW (not 1x1 stride 1)
-        double normalized_channels = 0;  // batch norm's channels, 0 for any other kernel (strided in NCHW)
+        double normalized_channels = 0;  // training batch norm's channels, 0 for any other kernel (strided in NCHW)
         double sm_cycles = 0;        // the least the kernel spends, in SM cycles (windowed pooling's)
         std::optional<pass> convolution{};  // the pass of a convolution's kernel; none for any other kernel
     };
 
     // What decides a kernel's pipe and time: the implicit GEMM of a convolution or dense layer in pass q
     // (NHWC; per group for grouped convolutions), or the kind of an element-wise kernel.
-    kernel_traits traits_of(const layer_op& op, pass q, const steptime::layer<layer_op>& l, std::int64_t batch) const {
-        const double n = static_cast<double>(batch);
+    kernel_traits traits_of(const layer_op& op, pass q, const steptime::layer<layer_op>& l, const cost_context& c) const {
+        const double n = static_cast<double>(c.batch);
         const auto by_pass = [&](double rows, double out, double in) -> gemm_shape {  // forward: [rows x in][in x out]
             switch (q) {
                 case pass::forward: return {rows, out, in, 1};
@@ -413,7 +413,8 @@ private:
             const double elements = static_cast<double>((forward ? l.output : l.inputs[0]).elements()) * n;
             return {.sm_cycles = elements * (forward ? efficiency.pool_cycles_forward : efficiency.pool_cycles_backward)};
         }
-        if (std::holds_alternative<ops::batch_norm>(op)) return {.normalized_channels = static_cast<double>(l.output.c())};
+        if (std::holds_alternative<ops::batch_norm>(op) && !c.inference)  // inference's is element-wise, no reduction
+            return {.normalized_channels = static_cast<double>(l.output.c())};
         return {};
     }
 

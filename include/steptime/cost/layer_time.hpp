@@ -65,6 +65,8 @@ struct cost_context {
     // A training step's framework kernels around the layers' own (gradient sums, a convolution's bias, mixed
     // precision's weight casts); false for the layers' kernels alone, as kernel benchmarks time them.
     bool framework_kernels = true;
+    // The forward pass in inference mode (estimate_options::inference).
+    bool inference = false;
 };
 
 // The weights a device updates: their parameters, and the tensors that hold them (a framework's optimizer

@@ -52,8 +52,9 @@ struct paleo_compat {
                 a.write(u, 4 * n * ops::detail::elems(l.output));
             }
         } else if (std::holds_alternative<ops::dropout>(l.op)) {
-            // 5.2: F = elements(input); read input, write output; backward = forward, no filter part.
-            if (p != pass::backward_weights) {
+            // 5.2: F = elements(input); read input, write output; backward = forward, no filter part. Inference
+            // runs none (as the other models: ops::dropout).
+            if (p != pass::backward_weights && !c.inference) {
                 a.compute(u, n * ops::detail::elems(l.inputs[0]));
                 a.read(u, 4 * n * ops::detail::elems(l.inputs[0]));
                 a.write(u, 4 * n * ops::detail::elems(l.output));

@@ -103,7 +103,7 @@ namespace detail {
 // What a layer's work depends on in context c.
 inline work_args args_of(const network& net, network::vertex v, const cost_context& c) {
     const auto& l = net[v];
-    return {l.inputs, l.output, static_cast<double>(c.batch), element_bytes(c.precision), l.parameters};
+    return {l.inputs, l.output, static_cast<double>(c.batch), element_bytes(c.precision), l.parameters, c.inference};
 }
 
 // Work of one pass of one layer. The data gradient of a layer fed only by the network's input is not

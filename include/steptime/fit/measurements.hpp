@@ -103,15 +103,15 @@ inline std::vector<pass_measurement> parse_pass_times(std::string_view text, con
 
 // Form 2 above: the rows of `published` that `cases` names and a PPP calibration can use, in the cases'
 // order (io/published_csv.hpp): FP32 passes and steps of one GPU (one compute efficiency cannot stand for
-// both the CUDA cores and the tensor cores). Kernel, all-reduce, memory, multi-GPU and mixed-precision rows are
-// left to `steptime validate`.
+// both the CUDA cores and the tensor cores). Kernel, inference, all-reduce, memory, multi-GPU and mixed-precision
+// rows are left to `steptime validate`.
 inline std::vector<pass_measurement> parse_published_times(std::string_view published, const std::string& published_origin,
                                                            std::string_view cases, const std::string& cases_origin) {
     std::vector<pass_measurement> out;
     for (auto& c : io::parse_published_cases(published, published_origin, cases, cases_origin)) {
         if (c.gpus != 1 || c.precision != element_type::fp32 || c.metric == io::published_metric::kernel_ms ||
             c.metric == io::published_metric::kernel_passes_ms || c.metric == io::published_metric::all_reduce_ms ||
-            c.measures_memory())
+            c.metric == io::published_metric::inference_ms || c.measures_memory())
             continue;
         measured_phase phase = measured_phase::training;
         switch (c.metric) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 #include <unordered_map>
+#include <vector>
 #include <variant>
 
 #include "steptime/ops/layer_op.hpp"
@@ -47,6 +48,13 @@ inline backward_reads backward_reads_of(const layer_op& op) {
         },
         op);
 }
+
+namespace detail {
+// A layer whose output is its input's storage.
+inline bool is_view(const layer_op& op) {
+    return std::holds_alternative<ops::reshape>(op) || std::holds_alternative<ops::passthrough>(op);
+}
+}  // namespace detail
 
 // One sample's activations in bytes, over the layers added, at `element_bytes` a value. A layer's output is held
 // from the forward pass until the gradients that read it are done: when its own backward pass reads it, or a
@@ -95,9 +103,7 @@ public:
     }
 
 private:
-    static bool is_view(const layer_op& op) {
-        return std::holds_alternative<ops::reshape>(op) || std::holds_alternative<ops::passthrough>(op);
-    }
+    static bool is_view(const layer_op& op) { return detail::is_view(op); }
     static bool fp32_probabilities(const layer_op& op) {
         const auto* loss = std::get_if<ops::softmax_cross_entropy>(&op);
         return loss && loss->fp32_passes;
@@ -140,5 +146,38 @@ private:
     double kept_ = 0;
     std::unordered_map<int, double> rebuilt_;  // per block
 };
+
+// One sample's activations at the peak of a forward pass in inference mode, in bytes at `element_bytes` a value. With
+// no backward pass to hold them for, a framework frees each output once its last reader has run (PyTorch under
+// no_grad): an output lives from its layer to its last reader, in the network's topological order. Views and
+// dropout (which returns its input) share their input's storage; attention's probabilities live while it runs.
+template <class Net>
+double inference_peak(const Net& net, double element_bytes) {
+    const auto n = net.size();
+    std::vector<typename Net::vertex> storage(n), last(n);
+    for (auto v : net.vertices()) {
+        const bool shared = detail::is_view(net[v].op) || std::holds_alternative<ops::dropout>(net[v].op);
+        storage[v] = shared && net.parents(v).size() > 0 ? storage[*net.parents(v).begin()] : v;
+        last[storage[v]] = v;
+        for (auto q : net.parents(v)) last[storage[q]] = std::max(last[storage[q]], v);
+    }
+    double live = 0, peak = 0;
+    for (auto v : net.vertices()) {
+        const auto& l = net[v];
+        if (storage[v] == v) live += element_bytes * static_cast<double>(l.output.elements());
+        double working = 0;
+        if (const auto* a = std::get_if<ops::attention>(&l.op)) {
+            const double tokens = static_cast<double>(l.output.h());
+            working = static_cast<double>(a->heads) * tokens * tokens * element_bytes;
+        }
+        peak = std::max(peak, live + working);
+        for (auto q : net.parents(v))
+            if (last[storage[q]] == v && storage[q] != storage[v]) {
+                live -= element_bytes * static_cast<double>(net[storage[q]].output.elements());
+                last[storage[q]] = n;  // freed (a layer may read the same tensor twice)
+            }
+    }
+    return peak;
+}
 
 }  // namespace steptime

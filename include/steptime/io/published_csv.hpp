@@ -54,6 +54,7 @@ namespace steptime::io {
 // What a published number measures, and so what steptime predicts for it.
 enum class published_metric {
     forward_ms,           // one forward pass
+    inference_ms,         // one forward pass in inference mode (eval, no autograd graph)
     backward_ms,          // one backward pass (both gradients, no weight update)
     forward_backward_ms,  // a forward and a backward pass of a network as a framework times them, no update
     images_per_s,         // a training step: (GPUs x batch per GPU) / rate
@@ -107,10 +108,11 @@ inline published_metric metric_of(const steptime::detail::csv_table& t, std::siz
     const auto in = [&](std::string_view u) {
         if (!t.text(r, unit).starts_with(u)) throw t.bad(r, unit, std::string(u) + " for metric " + std::string(m));
     };
-    if (m == "forward_ms" || m == "backward_ms" || m == "forward_backward_ms" || m == "kernel_ms" ||
+    if (m == "forward_ms" || m == "inference_ms" || m == "backward_ms" || m == "forward_backward_ms" || m == "kernel_ms" ||
         m == "fwd_plus_bwd_ms" || m == "fwd_plus_bwd_data_plus_bwd_filter_ms") {
         in("ms");
         return m == "forward_ms"            ? published_metric::forward_ms
+               : m == "inference_ms"        ? published_metric::inference_ms
                : m == "backward_ms"         ? published_metric::backward_ms
                : m == "forward_backward_ms" ? published_metric::forward_backward_ms
                : m == "kernel_ms"           ? published_metric::kernel_ms
@@ -133,7 +135,7 @@ inline published_metric metric_of(const steptime::detail::csv_table& t, std::siz
         return published_metric::peak_memory_gib;
     }
     throw t.bad(r, col,
-                "forward_ms, backward_ms, forward_backward_ms, images_per_s, kernel_ms, fwd_plus_bwd_ms, "
+                "forward_ms, inference_ms, backward_ms, forward_backward_ms, images_per_s, kernel_ms, fwd_plus_bwd_ms, "
                 "fwd_plus_bwd_data_plus_bwd_filter_ms, allreduce_ms, tflops_per_gpu or peak_memory_gib (steptime does "
                 "not predict the others yet)");
 }

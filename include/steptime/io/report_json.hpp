@@ -36,6 +36,7 @@ inline nlohmann::ordered_json to_json(const step_estimate& e) {
     j["chunks_per_stage"] = e.chunks_per_stage;
     j["precision"] = to_string(e.precision);
     j["cost_model"] = e.cost_model;
+    j["inference"] = e.inference;
     j["forward_s"] = e.forward.value();
     j["backward_s"] = e.backward.value();
     j["update_s"] = e.update.value();

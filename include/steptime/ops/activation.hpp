@@ -66,7 +66,8 @@ struct dropout {
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
         switch (p) {
-            case phase::forward: return {x, e * x, e * x + x};            // writes output and mask
+            case phase::forward:  // writes output and mask; in inference the framework returns its input
+                return a.inference ? op_work{} : op_work{x, e * x, e * x + x};
             case phase::backward_data: return {x, e * x + x, e * x};      // reads gradient and mask
             case phase::backward_weights: return {};
         }

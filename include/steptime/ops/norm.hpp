@@ -39,15 +39,17 @@ struct scale_and_shift {
     std::int64_t parameters(std::span<const tensor_shape> in) const { return 2 * in[0].c(); }
 };
 
-// Batch normalization in training mode.
+// Batch normalization (Ioffe and Szegedy 2015): in training mode over the batch's statistics, in inference
+// mode over the running ones.
 struct batch_norm : scale_and_shift {
     static constexpr std::string_view kind = "batch_norm";
 
     op_work work(phase p, const work_args& a) const {
         const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
         switch (p) {
-            // Statistics pass (3 per element: add, square, add) then normalize, scale, shift (4): reads x twice.
-            case phase::forward: return {7 * x, 2 * e * x, e * x};
+            // Inference: normalize, scale, shift (4 per element) in one pass. Training: a statistics pass first
+            // (3 per element: add, square, add), so x is read twice.
+            case phase::forward: return a.inference ? op_work{4 * x, e * x, e * x} : op_work{7 * x, 2 * e * x, e * x};
             // dx from x, dy and the two reductions below (5 per element).
             case phase::backward_data: return {5 * x, 2 * e * x, e * x};
             // Scale and shift gradients: reductions of dy and dy * x-hat (3 per element) over x and dy.

@@ -86,6 +86,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     step_estimate r = estimate(net, dev, model, per_worker);
     r.workers = dp.workers;
     r.batch = dp.scale == scaling::weak ? batch * dp.workers : batch;
+    if (opt.inference) return r;  // replicas that serve their samples alone
     // PyTorch DDP's buckets: the gradients copied out for the all-reduce (its default; gradient_as_bucket_view
     // saves "the total gradients size", its documentation says).
     if (dp.workers > 1) r.memory.buffers = r.gradient_bytes;

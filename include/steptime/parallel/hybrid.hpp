@@ -46,6 +46,7 @@ step_estimate estimate(const Net& net, const device& dev, Model model, const hyb
     if (h.workers < 1 || h.workers > 4096)
         throw invalid_argument("hybrid workers is " + std::to_string(h.workers) + ", expected 1 to 4096");
     validate(h.network);
+    detail::require_training(opt, "hybrid parallelism");
     constexpr bool compat = std::is_same_v<Model, cost::paleo_compat>;
     // Fetches between the workers go over the network (PALEO passes Gbps / 8 as "GB/s").
     model.cross_device_bandwidth = h.network.bandwidth;

@@ -15,6 +15,7 @@ template <class Net, class Model>
     requires CostModel<Model, Net>
 step_estimate estimate(const Net& net, const device& dev, const Model& model, model_parallel,
                        const estimate_options& opt = {}) {
+    detail::require_training(opt, "model parallelism");
     step_estimate r = estimate(net, dev, model, opt);
     std::map<int, weights> held_weights;  // unplaced layers sit on device 0
     std::map<int, activation_tally> held_on;  // an output is held where it is computed

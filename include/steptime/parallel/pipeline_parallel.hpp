@@ -138,6 +138,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
                        const pipeline_parallel& pp, const estimate_options& opt = {}) {
     if constexpr (std::is_same_v<Model, cost::paleo_compat>)
         throw unsupported_operation("PALEO has no pipeline parallelism (paleo-compat): use another cost model");
+    detail::require_training(opt, "pipeline parallelism");
     const auto in_range = [](int v, int hi, const std::string& what) {
         if (v < 1 || v > hi)
             throw invalid_argument(what + " is " + std::to_string(v) + ", expected 1 to " + std::to_string(hi));
