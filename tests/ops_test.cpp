@@ -39,6 +39,11 @@ template <class Op>
 op_work work(const Op& op, phase p, const applied& a, double batch, double element_bytes = 4) {
     return op.work(p, work_args{a.in, a.out, batch, element_bytes, a.params});
 }
+// The forward pass in inference mode.
+template <class Op>
+op_work inference_work(const Op& op, const applied& a, double batch) {
+    return op.work(phase::forward, work_args{a.in, a.out, batch, 4, a.params, /*inference=*/true});
+}
 
 ops::conv2d conv(std::int64_t filters, extent k, extent stride, padding pad) {
     ops::conv2d c;
@@ -282,6 +287,8 @@ TEST_CASE("batch_norm: a scale and a shift per channel") {
     CHECK_WORK(work(op, phase::backward_data, a, 2), 5.0 * 401'408, 8.0 * 401'408, 4.0 * 401'408);
     // Scale/shift gradients: reductions of dy and dy * x-hat, 3 per element over x and dy; writes 512 floats.
     CHECK_WORK(work(op, phase::backward_weights, a, 2), 3.0 * 401'408, 8.0 * 401'408, 4.0 * 512);
+    // Inference: running statistics, so one pass: subtract, multiply, scale, shift (4 per element), x read once.
+    CHECK_WORK(inference_work(op, a, 2), 4.0 * 401'408, 4.0 * 401'408, 4.0 * 401'408);
 }
 
 TEST_CASE("activation: per-element cost by function") {
@@ -306,6 +313,7 @@ TEST_CASE("dropout: one operation per element and a one-byte mask") {
     // batch 4: 4,000 elements; forward writes the output (16,000 B) and the mask (4,000 B).
     CHECK_WORK(work(op, phase::forward, a, 4), 4'000.0, 16'000.0, 20'000.0);
     CHECK_WORK(work(op, phase::backward_data, a, 4), 4'000.0, 20'000.0, 16'000.0);
+    CHECK_WORK(inference_work(op, a, 4), 0, 0, 0);  // inference returns the input: no kernel
     CHECK_INVALID(ops::dropout{0.0}.infer(shapes{vec(10)}, "drop0"), "layer 'drop0'", "keep probability");
     CHECK_INVALID(ops::dropout{1.5}.infer(shapes{vec(10)}, "drop15"), "layer 'drop15'", "keep probability");
 }

@@ -2,9 +2,9 @@
 #pragma once
 
 #define STEPTIME_VERSION_MAJOR 0
-#define STEPTIME_VERSION_MINOR 8
-#define STEPTIME_VERSION_PATCH 9
-#define STEPTIME_VERSION_STRING "0.8.9"
+#define STEPTIME_VERSION_MINOR 9
+#define STEPTIME_VERSION_PATCH 0
+#define STEPTIME_VERSION_STRING "0.9.0"
 
 namespace steptime {
 inline constexpr const char* version = STEPTIME_VERSION_STRING;

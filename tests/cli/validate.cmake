@@ -67,7 +67,7 @@ cli_fails(validate_compat_unsupported "^steptime: error: [^\n]*cases.csv: row DB
 set(tokens_data ${CMAKE_CURRENT_BINARY_DIR}/tokens-data.csv)
 file(WRITE ${tokens_data} "id,category,num_gpus,batch_per_gpu,metric,value,unit\nT,x,1,8,tokens_per_s,9000,tokens/s\n")
 file(WRITE ${tokens_data}.cases "id,model,device\nT,gpt,a100-sxm4-80gb\n")
-cli_fails(validate_unsupported_metric "^steptime: error: [^\n]*tokens-data.csv:2: column 'metric': 'tokens_per_s', expected forward_ms, backward_ms"
+cli_fails(validate_unsupported_metric "^steptime: error: [^\n]*tokens-data.csv:2: column 'metric': 'tokens_per_s', expected forward_ms, inference_ms, backward_ms"
           validate --data ${tokens_data} --cases ${tokens_data}.cases)
 # TFLOP/s per GPU count a GPT's FLOPs by Narayanan et al.'s formula: the model must be one.
 validate_fails(tflops_of_cnn "id,model,device\nLLM-001,alexnet,a100-sxm4-80gb\n"
@@ -203,7 +203,7 @@ if(Python3_FOUND)
   memory_fit(tf_k80 tf-benchmarks-k80/calibration.csv tf-benchmarks-k80/cases.csv "^fit: 23 of 23 rows .*memory 0\\.13-0\\.69 of")
   memory_fit(lambda_tf lambda-tf-benchmark/calibration.csv lambda-tf-benchmark/cases.csv "^fit: 40 of 40 rows .*memory 0\\.15-0\\.59 of")
   memory_fit(dl_benchmark dl-benchmark-pytorch/calibration.csv dl-benchmark-pytorch/cases.csv
-             "^fit: 60 of 60 rows .*memory 0\\.12-0\\.35 of")
+             "^fit: 60 of 60 rows .*memory 0\\.01-0\\.35 of")
   # The H100's steps, with the largest batch of each of eight networks that ran (largest_batch.py): 0.97 of its
   # memory as predicted, at most, so every one of them fits, 1.03x the measured largest batch at least.
   memory_fit(pytorch_h100 pytorch-h100/calibration.csv pytorch-h100/cases.csv

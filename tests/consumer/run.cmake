@@ -6,7 +6,7 @@
 #
 # Steps (each fails the script with its output):
 #   1. configure, build and install steptime into WORK_DIR/prefix (tests, examples, tools, benchmarks OFF);
-#   2. configure and build tests/consumer/installed (find_package(steptime 0.8 CONFIG) with
+#   2. configure and build tests/consumer/installed (find_package(steptime 0.9 CONFIG) with
 #      CMAKE_PREFIX_PATH=WORK_DIR/prefix), check it found the package just installed, run its programs;
 #   3. configure and build tests/consumer/subdir (add_subdirectory of SOURCE_DIR), run its programs.
 # WORK_DIR is emptied first.

@@ -180,7 +180,8 @@ TEST_CASE("ppp: published measurements joined with their cases") {
         "C,8,64,images_per_s,1000,images/s (aggregate),\n"
         "D,1,,kernel_ms,0.088,ms,\n"
         "E,1,,forward_ms,26,ms,\n"
-        "F,1,16,forward_backward_ms,108.8,ms,\n";
+        "F,1,16,forward_backward_ms,108.8,ms,\n"
+        "G,1,16,inference_ms,31.3,ms,\n";
     const auto rows = parse_published_times(published, "cal.csv",
                                             "id,network,device\nB,vgg16,p100\nA,alexnet,k80\nF,vgg16,v100\n", "cases.csv");
     REQUIRE(rows.size() == 3);
@@ -195,8 +196,9 @@ TEST_CASE("ppp: published measurements joined with their cases") {
         return message_of<parse_error>([&] { parse_published_times(published, "cal.csv", cases, "cases.csv"); });
     };
     CHECK(err("id,network,device\nZ,alexnet,k80\n") == "cases.csv:2: column 'id': 'Z', expected the id of a row of cal.csv");
-    // Rows of 8 GPUs and kernel rows are validate's, not a calibration's: skipped.
-    CHECK(parse_published_times(published, "cal.csv", "id,network,device\nC,alexnet,k80\nD,alexnet,k80\n", "cases.csv").empty());
+    // Rows of 8 GPUs, kernel rows and inference rows are validate's, not a calibration's: skipped.
+    CHECK(parse_published_times(published, "cal.csv", "id,network,device\nC,alexnet,k80\nD,alexnet,k80\nG,vgg16,v100\n",
+                                "cases.csv").empty());
     CHECK(err("id,network,device\nE,alexnet,k80\n") ==
           "cal.csv:6: column 'batch_per_gpu': '', expected a batch size of at least 1 (a pass or step of a network)");
 }

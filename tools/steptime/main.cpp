@@ -100,6 +100,11 @@ void write_parallel_table(std::ostream& out, const plan& p, const step_estimate&
                 if (e.pipeline_stages > 1) write_parts("stage");
                 return;
             }
+            if (e.inference) {
+                out << "workers        " << pad_left(std::to_string(e.workers), 12) << "      (replicas serving alone, "
+                    << to_string(p.scale) << " scaling, " << per_worker << ")\n";
+                return;
+            }
             out << "workers        " << pad_left(std::to_string(e.workers), 12) << "      (data parallelism, "
                 << to_string(p.scale) << " scaling, " << per_worker << ")\n"
                 << "comm           " << to_string(p.comms.front()) << " AllReduce of "

@@ -289,6 +289,7 @@ void add_pareto_command(CLI::App& app) {
     auto o = std::make_shared<options>();  // shared with the callback, which outlives this call
     auto po = std::make_shared<pareto_options>();
     add_options(*cmd, *o, /*lists=*/true);
+    cmd->remove_option(cmd->get_option("--inference"));  // it prices training runs
     cmd->get_option("--model")->description("zoo names or specs or PALEO JSON files, comma-separated");
     cmd->add_option("--dataset-size", po->dataset_size, "samples in the training set, e.g. 1281167 (ImageNet-1k)")->required();
     cmd->add_option("--epochs", po->epochs, "passes over the training set (may be fractional)")->required();
