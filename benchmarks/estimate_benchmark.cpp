@@ -1,5 +1,5 @@
 // Benchmarks of the hot paths: one training-step estimate (AlexNet with both PALEO cost models, Inception
-// v3, ResNet-152 and a tensor-parallel GPT with the default model), graph construction (PALEO JSON text in memory, the builder API), a sweep, wave scaling of one
+// v3, ResNet-152 and a tensor-parallel GPT with the default model), one inference estimate (ResNet-152), graph construction (PALEO JSON text in memory, the builder API), a sweep, wave scaling of one
 // kernel, a remaining-time estimate and a Pareto front.
 #include <steptime/io.hpp>
 #include <steptime/steptime.hpp>
@@ -54,6 +54,13 @@ void BM_estimate_resnet152_kernel(benchmark::State& state) {
     estimate_step<steptime::cost::kernel>(state, net);
 }
 BENCHMARK(BM_estimate_resnet152_kernel);
+
+// The same network served: its forward pass in inference mode and the activations live at its peak.
+void BM_estimate_resnet152_inference(benchmark::State& state) {
+    static const steptime::network net = steptime::zoo::resnet152();
+    estimate_step<steptime::cost::kernel>(state, net, {.inference = true});
+}
+BENCHMARK(BM_estimate_resnet152_inference);
 
 // Megatron's GPT 7.5B on one GPU of a tensor-parallel group of 4 (LLM-003: 36 recomputed layers, 16 sequences of
 // 2048 tokens, mixed precision), with the default model, alone and as one of 32 data-parallel workers whose

@@ -84,7 +84,7 @@ void write_sweep_table(std::ostream& out, const plan& p, const std::vector<sweep
     out << p.model_label << (p.net.name() == p.model_label ? "" : " (" + p.net.name() + ")") << ": "
         << to_string(p.parallel) << " parallelism, " << to_string(p.scale) << " scaling, " << p.cost_name() << " cost model, " << to_string(p.precision)
         << (p.overlap_with == overlap::backward ? ", gradients exchanged during the backward pass" : "")
-        << "; speedup over the same configuration on 1 worker\n\n";
+        << (p.inference ? ", inference (the forward pass in eval mode)" : "") << "; speedup over the same configuration on 1 worker\n\n";
     const bool overlapped = p.overlap_with == overlap::backward;
     std::vector<std::vector<std::string>> cells;
     std::vector<std::string> head{"model", "device", "network", "comm", "workers", "batch", "batch/worker", "step ms",
