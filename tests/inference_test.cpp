@@ -1,6 +1,6 @@
 // Inference (estimate_options::inference): the forward pass alone in eval mode, what differs from a training step's
-// forward pass (batch norm on running statistics, no dropout), what it leaves out (gradients, update, their exchange)
-// and the memory it holds; every expected number derived beside it.
+// forward pass (batch norm on running statistics, no dropout, no loss), what it leaves out (gradients, update, their
+// exchange) and the memory it holds; every expected number derived beside it.
 #include <doctest/doctest.h>
 
 #include <tuple>
@@ -45,7 +45,7 @@ constexpr estimate_options inference{.batch = 8, .inference = true};
 
 }  // namespace
 
-TEST_CASE("inference: the forward pass alone, batch norm in one pass, no dropout") {
+TEST_CASE("inference: the forward pass alone, batch norm in one pass, no loss") {
     const network net = zoo::resnet18();
     const cost::kernel k;
     const auto train = estimate(net, v100(), k, {.batch = 32});
@@ -67,6 +67,9 @@ TEST_CASE("inference: the forward pass alone, batch norm in one pass, no dropout
             CHECK(f.forward.traffic.value() == doctest::Approx(2.0 / 3 * t.forward.traffic.value()));
             CHECK(f.forward.total() < t.forward.total());
             ++norms;
+        } else if (t.op == "softmax_cross_entropy") {
+            CHECK(t.forward.total().value() > 0);
+            CHECK(f.forward.total().value() == 0);  // the logits are the output
         } else {
             CHECK(f.forward.total() == t.forward.total());  // convolutions, ReLUs, sums: the same kernels
         }
@@ -107,17 +110,18 @@ TEST_CASE("inference memory: the weights in their precision, each output until i
     CHECK(m.optimizer_state.value() == 0);
     CHECK(m.buffers.value() == 0);
     CHECK(m.samples == 8);
-    // x (10) is freed after fc1 (100); dropout shares fc1's storage, freed after fc2 (5): the peak is fc1's layer,
-    // 110 values a sample, 4 bytes each, 8 samples.
-    CHECK(inference_peak(with_dropout(), 4) == 110 * 4);
-    CHECK(m.activations.value() == 110 * 4 * 8);
+    // The input x (10) is held throughout; dropout shares fc1's storage (100), freed after fc2 (5): the peak is while
+    // fc2 runs, 115 values a sample, 4 bytes each, 8 samples.
+    CHECK(inference_peak(with_dropout(), 4) == 115 * 4);
+    CHECK(m.activations.value() == 115 * 4 * 8);
     // In FP16, 2 bytes a weight (the network converted once, no FP32 master copy) and a value.
     const auto half = estimate(with_dropout(), v100(), cost::kernel{},
                                {.batch = 8, .precision = element_type::fp16, .inference = true}).memory;
     CHECK(half.weights.value() == 1605 * 2);
-    CHECK(half.activations.value() == 110 * 2 * 8);
-    // The residual branch: a (20) lives until the sum, so while c runs a, b (30) and c (20) are all live: 70.
-    CHECK(inference_peak(residual(), 4) == 70 * 4);
+    CHECK(half.activations.value() == 115 * 2 * 8);
+    // The residual branch: a (20) lives until the sum, so while c runs x (10), a, b (30) and c (20) are all live: 80.
+    // b is freed after c, so the sum's 20 make 70.
+    CHECK(inference_peak(residual(), 4) == 80 * 4);
 }
 
 TEST_CASE("inference: replicas serve alone, and the strategies that only train refuse it") {
@@ -139,18 +143,33 @@ TEST_CASE("inference: replicas serve alone, and the strategies that only train r
                          doctest::Contains("pipeline parallelism trains only"), invalid_argument);
 }
 
-TEST_CASE("inference: a tensor-parallel group all-reduces its outputs, not the gradients of its inputs") {
-    zoo::gpt_config g{.layers = 2, .hidden = 64, .heads = 4, .sequence = 32, .vocabulary = 160};
+TEST_CASE("inference: a tensor-parallel GPT all-reduces its outputs once, and its attention drops nothing") {
+    zoo::gpt_config g{.layers = 2, .hidden = 64, .heads = 4, .sequence = 32, .vocabulary = 160, .recompute = true};
     g.tensor_parallel = 2;
     const network net = zoo::gpt(g);
     const device& a100 = devices::get("a100-sxm4-80gb");
     const auto train = estimate(net, a100, cost::kernel{}, {.batch = 2});
     const auto infer = estimate(net, a100, cost::kernel{}, {.batch = 2, .inference = true});
-    seconds outputs{};
-    for (std::size_t v = 0; v < net.size(); ++v) outputs += infer.layers[v].forward.remote;
-    CHECK(infer.group_communication.value() > 0);
-    CHECK(infer.group_communication == outputs);  // the forward pass's all-reduces, and only those
-    CHECK(infer.group_communication < train.group_communication);
+    CHECK(infer.backward.value() == 0);  // no recomputed forward pass either
+    seconds outputs{}, input_gradients{};
+    for (std::size_t v = 0; v < net.size(); ++v) {
+        outputs += infer.layers[v].forward.remote;
+        input_gradients += infer.layers[v].backward.remote;
+        CHECK(infer.layers[v].forward.remote == train.layers[v].forward.remote);
+    }
+    CHECK(outputs.value() > 0);
+    CHECK(infer.group_communication == outputs);  // the forward pass's all-reduces, once each
+    CHECK(input_gradients.value() == 0);
+    int attentions = 0;
+    for (auto v : net.vertices())
+        if (std::holds_alternative<ops::attention>(net[v].op)) {
+            INFO(net[v].name);
+            // The same GEMMs and softmax, without the dropout kernel over every score.
+            CHECK(infer.layers[v].forward.kernels == train.layers[v].forward.kernels - 1);
+            CHECK(infer.layers[v].forward.total() < train.layers[v].forward.total());
+            ++attentions;
+        }
+    CHECK(attentions == 2);
 }
 
 TEST_CASE("inference: the forward pass as a kernel benchmark times it, and no gradient") {

@@ -29,7 +29,8 @@ struct estimate_options {
     // intra_node_link, 2 us a step (NCCL over NVLink, as comm/link.hpp's nvlink presets).
     std::optional<network_link> tensor_link{};
     // The forward pass alone, in inference mode (PyTorch's eval() under no_grad): batch norm normalizes with its
-    // running statistics in one element-wise pass, dropout returns its input; no backward pass, no update, and
+    // running statistics in one element-wise pass, dropout returns its input, no loss is computed; in FP16 or BF16
+    // the network was converted once (model.half()): no FP32 weights, no casts. No backward pass, no update, and
     // memory holds each activation only until its last reader has run (inference_peak, inference_memory).
     bool inference = false;
 };
@@ -181,6 +182,14 @@ memory_footprint gpu_memory(const Model& model, const device& dev, const estimat
     return training_memory(parameters, opt.precision, opt.gradients, update_rule_of(model),
                            bytes_of(held.peak() * static_cast<double>(samples)), samples, dev.memory_capacity);
 }
+
+// One GPU's footprint serving `samples` with `parameters` (estimate_options::inference).
+template <class Net>
+memory_footprint inference_gpu_memory(const Net& net, const device& dev, const estimate_options& opt,
+                                      std::int64_t parameters, std::int64_t samples) {
+    const double activations = inference_peak(net, element_bytes(opt.precision)) * static_cast<double>(samples);
+    return inference_memory(parameters, opt.precision, bytes_of(activations), samples, dev.memory_capacity);
+}
 }  // namespace detail
 
 template <class Net, class Model>
@@ -204,7 +213,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     activation_tally held;
     for (auto v : net.vertices()) {
         const auto& l = net[v];
-        held.add(net, v, element_bytes(opt.precision));
+        if (!opt.inference) held.add(net, v, element_bytes(opt.precision));
         auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
                                                        opt.inference ? layer_time{} : model.layer(net, v, pass::backward, ctx)});
         const bool out = l.all_reduce == group_all_reduce::output;
@@ -234,10 +243,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
     r.gradient_bytes = bytes_of(opt.inference ? 0.0 : static_cast<double>(r.parameters) * element_bytes(opt.gradients));
-    r.memory = opt.inference ? inference_memory(r.parameters, opt.precision,
-                                                bytes_of(inference_peak(net, element_bytes(opt.precision)) *
-                                                         static_cast<double>(batch)),
-                                                batch, dev.memory_capacity)
+    r.memory = opt.inference ? detail::inference_gpu_memory(net, dev, opt, r.parameters, batch)
                              : detail::gpu_memory(model, dev, opt, r.parameters, held, batch);
     detail::require_finite(r.total, "the step time of '" + r.model + "'");
     return r;

@@ -66,6 +66,7 @@ struct phase_estimate {
     std::int64_t batch = 0;
     element_type precision = element_type::fp32;
     pass_selection passes{};
+    bool inference = false;  // the forward pass in inference mode (estimate_options::inference)
     layer_time total{};
     std::vector<phase_layer> layers{};  // in topological order
 };
@@ -103,6 +104,7 @@ phase_estimate estimate_phases(const Net& net, const device& dev, const Model& m
     r.batch = batch;
     r.precision = opt.precision;
     r.passes = passes;
+    r.inference = opt.inference;
     r.layers.reserve(net.size());
     for (auto v : net.vertices()) {
         const auto& l = net[v];

@@ -1155,7 +1155,7 @@ struct attention {
         const auto memory = [](double flops, double read, double written, double runs = 1) {
             return kernel_work{{flops, read, written}, runs};
         };
-        const double masks = dropout ? 1 : 0;  // the dropout kernels run or not; a mask is a byte per score
+        const double masks = dropout && !a.inference ? 1 : 0;  // the dropout kernels run or not; a mask is a byte per score
         switch (p) {
             case phase::forward:
                 return {gemm(s, s, d),                                      // Q K^T per head
@@ -1665,6 +1665,7 @@ struct softmax_cross_entropy {
     }
     std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
     op_work work(phase p, const work_args& a) const {
+        if (a.inference) return {};  // no loss to compute: the logits are the output
         const double e = a.element_bytes, x = detail::elems(a.inputs[0]) * a.batch;
         if (fp32_passes) switch (p) {
                 // reads: the logits to cast, then 4 B each by max, subtract, exp, sum and divide;
@@ -3013,7 +3014,8 @@ private:
     //   gradient (PyTorch's add_ and sum, TensorFlow's BiasAdd and BiasAddGrad, Caffe's bias GEMMs), since
     //   cuDNN's convolutions add none (dense layers add theirs in the GEMM's epilogue);
     // - in mixed precision (FP16 and BF16 train on FP32 master weights), each weight tensor cast to the half
-    //   type going forward and its half gradient cast back going backward (autocast; TensorFlow's Cast ops).
+    //   type going forward and its half gradient cast back going backward (autocast; TensorFlow's Cast ops); none
+    //   in inference, which runs a network converted to the half type once (estimate_options::inference).
     layer_time framework_kernels(const network& net, network::vertex v, pass p, const cost_context& c) const {
         const auto& l = net[v];
         const matmul_parameters mp = matmul_parameters_of(l);
@@ -3024,7 +3026,7 @@ private:
             const double bytes = y * element_bytes(c.precision);
             t += run({y, bytes, p == pass::forward ? bytes : 0}, {}, c);
         }
-        if (const double half = element_bytes(c.precision); half == 2)
+        if (const double half = element_bytes(c.precision); half == 2 && !c.inference)  // inference: a converted network
             for (const double elements : {mp.weights, mp.biases})
                 if (elements > 0)
                     t += p == pass::forward ? run({0, 4 * elements, half * elements}, {}, c)
@@ -3674,7 +3676,7 @@ public:
     template <class Net>
     void add(const Net& net, typename Net::vertex v, double element_bytes) {
         const auto& l = net[v];
-        if (is_view(l.op)) return;  // its storage is its input's
+        if (detail::is_view(l.op)) return;  // its storage is its input's
         const bool rebuilt = l.recomputed && l.block != 0;
         double width = backward_reads_of(l.op).output ? element_bytes : 0;  // bytes a value, 0: not held
         bool kept = !rebuilt;
@@ -3708,7 +3710,6 @@ public:
     }
 
 private:
-    static bool is_view(const layer_op& op) { return detail::is_view(op); }
     static bool fp32_probabilities(const layer_op& op) {
         const auto* loss = std::get_if<ops::softmax_cross_entropy>(&op);
         return loss && loss->fp32_passes;
@@ -3718,7 +3719,7 @@ private:
     static void for_readers(const Net& net, typename Net::vertex v, F&& f) {
         for (auto w : net.children(v)) {
             const auto& c = net[w];
-            if (is_view(c.op))
+            if (detail::is_view(c.op))
                 for_readers(net, w, f);
             else if (backward_reads_of(c.op).input || (c.recomputed && c.block != 0 && c.block != net[v].block))
                 f(c);
@@ -3754,8 +3755,10 @@ private:
 
 // One sample's activations at the peak of a forward pass in inference mode, in bytes at `element_bytes` a value. With
 // no backward pass to hold them for, a framework frees each output once its last reader has run (PyTorch under
-// no_grad): an output lives from its layer to its last reader, in the network's topological order. Views and
-// dropout (which returns its input) share their input's storage; attention's probabilities live while it runs.
+// no_grad): an output lives from its layer to its last reader, in the network's topological order; the input, which
+// the caller holds, to the end. Views and dropout (which returns its input) share their input's storage, attention's
+// probabilities live while it runs, and no loss is computed. An in-place ReLU (torchvision's) counts as a tensor of
+// its own.
 template <class Net>
 double inference_peak(const Net& net, double element_bytes) {
     const auto n = net.size();
@@ -3763,12 +3766,13 @@ double inference_peak(const Net& net, double element_bytes) {
     for (auto v : net.vertices()) {
         const bool shared = detail::is_view(net[v].op) || std::holds_alternative<ops::dropout>(net[v].op);
         storage[v] = shared && net.parents(v).size() > 0 ? storage[*net.parents(v).begin()] : v;
-        last[storage[v]] = v;
+        last[storage[v]] = std::holds_alternative<ops::input>(net[v].op) ? n : v;  // n: never freed
         for (auto q : net.parents(v)) last[storage[q]] = std::max(last[storage[q]], v);
     }
     double live = 0, peak = 0;
     for (auto v : net.vertices()) {
         const auto& l = net[v];
+        if (std::holds_alternative<ops::softmax_cross_entropy>(l.op)) continue;  // not run: its input is the output
         if (storage[v] == v) live += element_bytes * static_cast<double>(l.output.elements());
         double working = 0;
         if (const auto* a = std::get_if<ops::attention>(&l.op)) {
@@ -3922,7 +3926,8 @@ struct estimate_options {
     // intra_node_link, 2 us a step (NCCL over NVLink, as comm/link.hpp's nvlink presets).
     std::optional<network_link> tensor_link{};
     // The forward pass alone, in inference mode (PyTorch's eval() under no_grad): batch norm normalizes with its
-    // running statistics in one element-wise pass, dropout returns its input; no backward pass, no update, and
+    // running statistics in one element-wise pass, dropout returns its input, no loss is computed; in FP16 or BF16
+    // the network was converted once (model.half()): no FP32 weights, no casts. No backward pass, no update, and
     // memory holds each activation only until its last reader has run (inference_peak, inference_memory).
     bool inference = false;
 };
@@ -4074,6 +4079,14 @@ memory_footprint gpu_memory(const Model& model, const device& dev, const estimat
     return training_memory(parameters, opt.precision, opt.gradients, update_rule_of(model),
                            bytes_of(held.peak() * static_cast<double>(samples)), samples, dev.memory_capacity);
 }
+
+// One GPU's footprint serving `samples` with `parameters` (estimate_options::inference).
+template <class Net>
+memory_footprint inference_gpu_memory(const Net& net, const device& dev, const estimate_options& opt,
+                                      std::int64_t parameters, std::int64_t samples) {
+    const double activations = inference_peak(net, element_bytes(opt.precision)) * static_cast<double>(samples);
+    return inference_memory(parameters, opt.precision, bytes_of(activations), samples, dev.memory_capacity);
+}
 }  // namespace detail
 
 template <class Net, class Model>
@@ -4097,7 +4110,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     activation_tally held;
     for (auto v : net.vertices()) {
         const auto& l = net[v];
-        held.add(net, v, element_bytes(opt.precision));
+        if (!opt.inference) held.add(net, v, element_bytes(opt.precision));
         auto& e = r.layers.emplace_back(layer_estimate{l.name, ops::kind(l.op), model.layer(net, v, pass::forward, ctx),
                                                        opt.inference ? layer_time{} : model.layer(net, v, pass::backward, ctx)});
         const bool out = l.all_reduce == group_all_reduce::output;
@@ -4127,10 +4140,7 @@ step_estimate estimate(const Net& net, const device& dev, const Model& model, co
     r.backward_bounds = pass_bounds(net, bwd);
     r.parameter_bytes = bytes_of(static_cast<double>(r.parameters) * element_bytes(element_type::fp32));
     r.gradient_bytes = bytes_of(opt.inference ? 0.0 : static_cast<double>(r.parameters) * element_bytes(opt.gradients));
-    r.memory = opt.inference ? inference_memory(r.parameters, opt.precision,
-                                                bytes_of(inference_peak(net, element_bytes(opt.precision)) *
-                                                         static_cast<double>(batch)),
-                                                batch, dev.memory_capacity)
+    r.memory = opt.inference ? detail::inference_gpu_memory(net, dev, opt, r.parameters, batch)
                              : detail::gpu_memory(model, dev, opt, r.parameters, held, batch);
     detail::require_finite(r.total, "the step time of '" + r.model + "'");
     return r;
@@ -4201,6 +4211,7 @@ struct phase_estimate {
     std::int64_t batch = 0;
     element_type precision = element_type::fp32;
     pass_selection passes{};
+    bool inference = false;  // the forward pass in inference mode (estimate_options::inference)
     layer_time total{};
     std::vector<phase_layer> layers{};  // in topological order
 };
@@ -4238,6 +4249,7 @@ phase_estimate estimate_phases(const Net& net, const device& dev, const Model& m
     r.batch = batch;
     r.precision = opt.precision;
     r.passes = passes;
+    r.inference = opt.inference;
     r.layers.reserve(net.size());
     for (auto v : net.vertices()) {
         const auto& l = net[v];

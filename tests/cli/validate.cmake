@@ -202,6 +202,7 @@ if(Python3_FOUND)
   memory_fit(megatron_sc21 megatron-sc21/calibration.csv megatron-sc21/cases.csv "^fit: 1 of 1 rows .*memory 0\\.69-0\\.69 of")
   memory_fit(tf_k80 tf-benchmarks-k80/calibration.csv tf-benchmarks-k80/cases.csv "^fit: 23 of 23 rows .*memory 0\\.13-0\\.69 of")
   memory_fit(lambda_tf lambda-tf-benchmark/calibration.csv lambda-tf-benchmark/cases.csv "^fit: 40 of 40 rows .*memory 0\\.15-0\\.59 of")
+  # Its eval rows hold an inference pass: weights and the few activations live at once, 0.01 of the GPU at least.
   memory_fit(dl_benchmark dl-benchmark-pytorch/calibration.csv dl-benchmark-pytorch/cases.csv
              "^fit: 60 of 60 rows .*memory 0\\.01-0\\.35 of")
   # The H100's steps, with the largest batch of each of eight networks that ran (largest_batch.py): 0.97 of its
@@ -228,11 +229,12 @@ add_test(NAME cli_validate_dl_benchmark COMMAND ${cli} validate
 set_tests_properties(cli_validate_dl_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
   "against 60 published measurements.*DLB-001e +dlb_eval_fp32 +vgg16 +titan-v +31\\.300 .*DLB-001t +dlb_train_fp32 +vgg16 +titan-v +108\\.800 .*\ndlb_eval_fp16 +15 .*\ndlb_eval_fp32 +15 .*\ndlb_train_fp16 +15 .*\ndlb_train_fp32 +15 +[0-9.]+% +[-+][0-9.]+% +0\n")
 if(Python3_FOUND)
-  # Its forward_backward_ms rows are predict's forward plus backward pass (no update), its forward_ms rows the forward.
-  add_test(NAME cli_validate_forward_backward
+  # Its forward_backward_ms rows are predict's forward plus backward pass (no update), its inference_ms rows
+  # predict --inference's forward pass.
+  add_test(NAME cli_validate_passes
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_passes.py $<TARGET_FILE:steptime_cli>
                    ${validation}/dl-benchmark-pytorch)
-  set_tests_properties(cli_validate_forward_backward PROPERTIES PASS_REGULAR_EXPRESSION
+  set_tests_properties(cli_validate_passes PROPERTIES PASS_REGULAR_EXPRESSION
                        "^60 rows: validate's passes are predict's")
 endif()
 # --anchor: each row from the same quantity measured on another GPU, scaled by the model's ratio (Habitat's

@@ -201,7 +201,7 @@ void predict_phases(const plan& p, const options& o, const std::string& phase, c
         j["precision"] = to_string(e.precision);
         j["cost_model"] = e.cost_model;
         j["phase"] = to_string(e.passes);
-        j["inference"] = p.inference;
+        j["inference"] = e.inference;
         j["time_s"] = seconds_total;
         j["flops"] = e.total.work.value();
         j["bytes"] = e.total.traffic.value();
@@ -226,7 +226,8 @@ void predict_phases(const plan& p, const options& o, const std::string& phase, c
                       << to_string(e.passes) << ",(anchored),,,," << exact(a->time.value()) << "\n";
     } else {
         std::cout << e.model << " on " << e.device << ", batch " << e.batch << ", " << to_string(e.precision) << ", "
-                  << e.cost_model << " cost model, " << to_string(e.passes) << (p.inference ? " in inference mode" : " (no weight update)") << "\n\n";
+                  << e.cost_model << " cost model, " << to_string(e.passes)
+                  << (e.inference ? " in inference mode" : " (no weight update)") << "\n\n";
         std::size_t w = 5;
         for (const auto& l : e.layers) w = std::max(w, l.name.size());
         std::cout << pad_right("layer", w) << "  " << pad_right("op", 12) << pad_left("FLOPs", 18) << pad_left("bytes", 16)

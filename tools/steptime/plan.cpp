@@ -297,6 +297,9 @@ plan make_plan(const options& o, bool lists) {
                                        : "only data parallelism overlaps its gradient exchange"));
     if (compat && o.gradients)
         throw invalid_argument("--gradients: PALEO exchanges FP32 gradients (paleo-compat)");
+    if (o.inference && (ov == overlap::backward || o.optimizer || o.gradients || o.update_kernels))
+        throw invalid_argument("--inference runs no backward pass, update or gradient exchange: leave out --overlap, "
+                               "--optimizer, --gradients and --update-kernels");
     if (par == parallelism::hybrid && o.cross_gbps)
         throw invalid_argument("--cross-device-gbps: hybrid parallelism fetches over the --network link");
 
@@ -365,7 +368,8 @@ collective_model plan::comm_model(collective c, const network_link& network) con
 }
 
 step_estimate plan::run(const device& dev, const collective_model& comm, int workers, std::int64_t batch) const {
-    const estimate_options opt{batch, precision, gradients, tensor_link, inference};
+    const estimate_options opt{.batch = batch, .precision = precision, .gradients = gradients, .tensor_link = tensor_link,
+                               .inference = inference};
     if (parallel == parallelism::data && scale == scaling::strong) {
         const std::int64_t b = batch == 0 ? net.native_batch : batch;
         if (b < workers)

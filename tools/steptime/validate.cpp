@@ -106,8 +106,8 @@ prediction predict(const io::published_case& c, const validate_options& o, const
     // The optimizer matters to every model but paleo-compat, which prices PALEO's own update.
     if (c.update_rule && po.cost_model != "paleo-compat") po.optimizer = std::string(to_string(*c.update_rule));
     // Multi-GPU rows are data parallel with the gradient exchange overlapping the backward pass, as
-    // DDP and Horovod run it, unless the cases say otherwise; hierarchical where they give GPUs per node.
-    if (c.gpus > 1 && c.overlap && po.cost_model != "paleo-compat") po.overlap = "backward";
+    // DDP and Horovod run it, unless the cases say otherwise (inference rows: replicas, nothing exchanged); hierarchical where they give GPUs per node.
+    if (c.gpus > 1 && c.overlap && !po.inference && po.cost_model != "paleo-compat") po.overlap = "backward";
     if (c.gpus_per_node > 0) {
         po.comms = "hierarchical";
         po.gpus_per_node = std::to_string(c.gpus_per_node);

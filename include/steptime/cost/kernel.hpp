@@ -279,7 +279,8 @@ private:
     //   gradient (PyTorch's add_ and sum, TensorFlow's BiasAdd and BiasAddGrad, Caffe's bias GEMMs), since
     //   cuDNN's convolutions add none (dense layers add theirs in the GEMM's epilogue);
     // - in mixed precision (FP16 and BF16 train on FP32 master weights), each weight tensor cast to the half
-    //   type going forward and its half gradient cast back going backward (autocast; TensorFlow's Cast ops).
+    //   type going forward and its half gradient cast back going backward (autocast; TensorFlow's Cast ops); none
+    //   in inference, which runs a network converted to the half type once (estimate_options::inference).
     layer_time framework_kernels(const network& net, network::vertex v, pass p, const cost_context& c) const {
         const auto& l = net[v];
         const matmul_parameters mp = matmul_parameters_of(l);
@@ -290,7 +291,7 @@ private:
             const double bytes = y * element_bytes(c.precision);
             t += run({y, bytes, p == pass::forward ? bytes : 0}, {}, c);
         }
-        if (const double half = element_bytes(c.precision); half == 2)
+        if (const double half = element_bytes(c.precision); half == 2 && !c.inference)  // inference: a converted network
             for (const double elements : {mp.weights, mp.biases})
                 if (elements > 0)
                     t += p == pass::forward ? run({0, 4 * elements, half * elements}, {}, c)

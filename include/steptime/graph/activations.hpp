@@ -69,7 +69,7 @@ public:
     template <class Net>
     void add(const Net& net, typename Net::vertex v, double element_bytes) {
         const auto& l = net[v];
-        if (is_view(l.op)) return;  // its storage is its input's
+        if (detail::is_view(l.op)) return;  // its storage is its input's
         const bool rebuilt = l.recomputed && l.block != 0;
         double width = backward_reads_of(l.op).output ? element_bytes : 0;  // bytes a value, 0: not held
         bool kept = !rebuilt;
@@ -103,7 +103,6 @@ public:
     }
 
 private:
-    static bool is_view(const layer_op& op) { return detail::is_view(op); }
     static bool fp32_probabilities(const layer_op& op) {
         const auto* loss = std::get_if<ops::softmax_cross_entropy>(&op);
         return loss && loss->fp32_passes;
@@ -113,7 +112,7 @@ private:
     static void for_readers(const Net& net, typename Net::vertex v, F&& f) {
         for (auto w : net.children(v)) {
             const auto& c = net[w];
-            if (is_view(c.op))
+            if (detail::is_view(c.op))
                 for_readers(net, w, f);
             else if (backward_reads_of(c.op).input || (c.recomputed && c.block != 0 && c.block != net[v].block))
                 f(c);
@@ -149,8 +148,10 @@ private:
 
 // One sample's activations at the peak of a forward pass in inference mode, in bytes at `element_bytes` a value. With
 // no backward pass to hold them for, a framework frees each output once its last reader has run (PyTorch under
-// no_grad): an output lives from its layer to its last reader, in the network's topological order. Views and
-// dropout (which returns its input) share their input's storage; attention's probabilities live while it runs.
+// no_grad): an output lives from its layer to its last reader, in the network's topological order; the input, which
+// the caller holds, to the end. Views and dropout (which returns its input) share their input's storage, attention's
+// probabilities live while it runs, and no loss is computed. An in-place ReLU (torchvision's) counts as a tensor of
+// its own.
 template <class Net>
 double inference_peak(const Net& net, double element_bytes) {
     const auto n = net.size();
@@ -158,12 +159,13 @@ double inference_peak(const Net& net, double element_bytes) {
     for (auto v : net.vertices()) {
         const bool shared = detail::is_view(net[v].op) || std::holds_alternative<ops::dropout>(net[v].op);
         storage[v] = shared && net.parents(v).size() > 0 ? storage[*net.parents(v).begin()] : v;
-        last[storage[v]] = v;
+        last[storage[v]] = std::holds_alternative<ops::input>(net[v].op) ? n : v;  // n: never freed
         for (auto q : net.parents(v)) last[storage[q]] = std::max(last[storage[q]], v);
     }
     double live = 0, peak = 0;
     for (auto v : net.vertices()) {
         const auto& l = net[v];
+        if (std::holds_alternative<ops::softmax_cross_entropy>(l.op)) continue;  // not run: its input is the output
         if (storage[v] == v) live += element_bytes * static_cast<double>(l.output.elements());
         double working = 0;
         if (const auto* a = std::get_if<ops::attention>(&l.op)) {

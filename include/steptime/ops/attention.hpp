@@ -45,7 +45,7 @@ struct attention {
         const auto memory = [](double flops, double read, double written, double runs = 1) {
             return kernel_work{{flops, read, written}, runs};
         };
-        const double masks = dropout ? 1 : 0;  // the dropout kernels run or not; a mask is a byte per score
+        const double masks = dropout && !a.inference ? 1 : 0;  // the dropout kernels run or not; a mask is a byte per score
         switch (p) {
             case phase::forward:
                 return {gemm(s, s, d),                                      // Q K^T per head

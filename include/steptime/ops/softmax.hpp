@@ -45,6 +45,7 @@ struct softmax_cross_entropy {
     }
     std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
     op_work work(phase p, const work_args& a) const {
+        if (a.inference) return {};  // no loss to compute: the logits are the output
         const double e = a.element_bytes, x = detail::elems(a.inputs[0]) * a.batch;
         if (fp32_passes) switch (p) {
                 // reads: the logits to cast, then 4 B each by max, subtract, exp, sum and divide;
