@@ -271,8 +271,9 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                    "TensorFlow reduce the FP32 master weights' gradients), fp16 or bf16 (MXNet, Apex O2, compression)")
         ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
     cmd.add_flag("--inference", o.inference,
-                 "the forward pass alone in inference mode (eval: batch norm's running statistics, no dropout), with the "
-                 "memory it holds; one GPU, a tensor-parallel group or data-parallel replicas");
+                 "the forward pass alone in inference mode (eval: batch norm's running statistics, no dropout, no loss; "
+                 "in fp16 or bf16 a converted network, no FP32 weights), with the memory it holds; one GPU, a "
+                 "tensor-parallel group or data-parallel replicas");
 }
 
 plan make_plan(const options& o, bool lists) {
