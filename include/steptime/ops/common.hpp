@@ -51,7 +51,7 @@ struct work_args {
     double batch;          // samples in the batch
     double element_bytes;  // storage size of activations and weights
     std::int64_t parameters;
-    bool inference = false;  // the forward pass in inference mode: batch norm's running statistics, no dropout
+    bool inference = false;  // the forward pass in inference mode: batch norm's running statistics, no dropout or loss
 };
 
 namespace ops {
