@@ -3902,12 +3902,10 @@ inline memory_footprint training_memory(std::int64_t parameters, element_type pr
 // at once for `samples` (inference_peak).
 inline memory_footprint inference_memory(std::int64_t parameters, element_type precision, bytes activations,
                                          std::int64_t samples, std::optional<bytes> capacity) {
-    memory_footprint m;
-    m.weights = bytes_of(static_cast<double>(parameters) * element_bytes(precision));
-    m.activations = activations;
-    m.samples = samples;
-    m.capacity = capacity;
-    return m;
+    return {.weights = bytes_of(static_cast<double>(parameters) * element_bytes(precision)),
+            .activations = activations,
+            .samples = samples,
+            .capacity = capacity};
 }
 
 }  // namespace steptime
