@@ -17,6 +17,11 @@ Where DIR/conv_layers.csv (conv_layers.py) is, it writes DIR/conv_calibration.cs
 too: one kernel_ms row per network, convolution shape, variant and pass, predicted as a conv2d spec with
 that pass as its phase (pad_h and pad_w where they differ: Inception v3's 1x7 and 7x1); category
 <gpu>_conv_<precision>_<layout>_<role>.
+
+Where DIR/inference.csv (inference.py) is, it writes DIR/inference_calibration.csv and DIR/inference_cases.csv
+from it and DIR/inference-environment.json: one inference_ms row per network, precision and batch, which
+`steptime validate` predicts in inference mode; category <gpu>_inference_<precision>_<role>. A folder of
+inference.py's alone makes those two files only.
 """
 import csv
 import json
@@ -79,6 +84,32 @@ def convolutions(folder, device, env, framework, gpu_tag, fit_networks):
     print(f"{len(data)} convolution rows")
 
 
+def inference(folder, device, gpu_tag, fit_networks):
+    """inference.py's rows in the calibration format (see the top)."""
+    env = json.load(open(os.path.join(folder, "inference-environment.json")))
+    data, cases = [], []
+    for n, r in enumerate(read_steps(folder, "inference.csv"), 1):
+        rid = f"{gpu_tag.upper()}-I{n:03d}"
+        role = "fit" if r["network"] in fit_networks else "check"
+        data.append({
+            "id": rid, "category": f"{gpu_tag}_inference_{r['precision'].replace('-', '_')}_{role}",
+            "model": r["network"], "framework": framework_of(env), "gpu": env["gpu"], "num_gpus": 1,
+            "precision": PRECISION_TEXT[r["precision"]], "batch_per_gpu": r["batch"], "metric": "inference_ms",
+            "value": r["inference_ms"], "unit": "ms", "parallelism": "none", "interconnect": "n/a",
+            "source": source_of(env, "inference.py"),
+            "notes": f"{r['resolution']}x{r['resolution']} {r['layout'].upper()}; model.eval(), inference_mode; median "
+                     f"of {env['settings']['timed_iterations']} passes; synthetic data on the GPU; cudnn.benchmark"})
+        cases.append({"id": rid, "model": r["network"], "device": device, "precision": r["precision"],
+                      "layout": r["layout"]})
+    write(folder, "inference_calibration.csv", data)
+    write(folder, "inference_cases.csv", cases)
+    print(f"{len(data)} inference rows")
+
+
+def framework_of(env):
+    return f"PyTorch {env['torch']} (CUDA {env['cuda']}, cuDNN {env['cudnn']})"
+
+
 def read_steps(folder, name):
     path = os.path.join(folder, name)
     if not os.path.exists(path):
@@ -88,9 +119,14 @@ def read_steps(folder, name):
 
 
 def main(folder, device):
-    env = json.load(open(os.path.join(folder, "environment.json")))
-    framework = f"PyTorch {env['torch']} (CUDA {env['cuda']}, cuDNN {env['cudnn']})"
     gpu_tag = device.split("-")[0]
+    if os.path.exists(os.path.join(folder, "inference.csv")):
+        fit_networks = {r["network"] for r in read_steps(folder, "inference.csv") if r["role"] == "calibrate"}
+        inference(folder, device, gpu_tag, fit_networks)
+    if not os.path.exists(os.path.join(folder, "environment.json")):
+        return
+    env = json.load(open(os.path.join(folder, "environment.json")))
+    framework = framework_of(env)
     data, cases = [], []
     steps = [r for name in TIMED_FILES for r in read_steps(folder, name)]
     fit_networks = {r["network"] for r in steps if r["role"] == "calibrate"}
