@@ -72,7 +72,7 @@ def largest(model, resolution, precision, optimizer):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--plan", default="fp32,amp", help="precisions: fp32, tf32, amp, amp-bf16")
+    ap.add_argument("--plan", default="fp32,amp", help="precisions: fp32, tf32, amp, amp-bf16, fp16")
     ap.add_argument("--networks", default="resnet50,vgg16")
     ap.add_argument("--optimizer", choices=OPTIMIZERS, default="momentum")
     ap.add_argument("--budget-s", type=float, default=480, help="start no search after this")

@@ -74,9 +74,17 @@ OPTIMIZERS = {  # --optimizer: the update rule, each with PyTorch's default (for
 
 
 def training_step(model, resolution, batch, precision, memory_format=torch.contiguous_format, optimizer="momentum"):
-    """One training step on synthetic data as a function of the CUDA events it records (None: none)."""
+    """One training step on synthetic data as a function of the CUDA events it records (None: none). Converts
+    the model in place to the step's storage: half for fp16 (every layer and the update in FP16, no master
+    copy, as `model.half()` trains), float otherwise."""
     dtype = set_precision(precision)
-    x = torch.randn(batch, 3, resolution, resolution, device="cuda").to(memory_format=memory_format)
+    half = precision == "fp16"
+    if half:
+        model.half()
+    else:
+        model.float()
+    x = torch.randn(batch, 3, resolution, resolution, device="cuda", dtype=torch.float16 if half else torch.float32)
+    x = x.to(memory_format=memory_format)
     y = torch.randint(0, 1000, (batch,), device="cuda")
     loss_fn = nn.CrossEntropyLoss()
     opt = OPTIMIZERS[optimizer](model.parameters())
@@ -223,6 +231,7 @@ def environment(optimizer):
             "tf32": "allow_tf32 on for cuDNN and cuBLAS",
             "amp": "torch.autocast(float16) and GradScaler (its unscale and step count as optimizer)",
             "amp-bf16": "torch.autocast(bfloat16), no scaler",
+            "fp16": "model.half() and a half input: FP16 weights, activations and update, no scaler",
             "warmup_iterations": WARMUP,
             "timed_iterations": TIMED,
             "timing": "CUDA events before forward, after the loss, after backward, after the update; "
@@ -235,7 +244,7 @@ def environment(optimizer):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--plan", default="fp32,amp", help="precisions, in order: fp32, tf32, amp, amp-bf16")
+    ap.add_argument("--plan", default="fp32,amp", help="precisions, in order: fp32, tf32, amp, amp-bf16, fp16")
     ap.add_argument("--networks", default=",".join(NETWORKS))
     ap.add_argument("--budget-s", type=float, default=480, help="start no configuration after this")
     ap.add_argument("--batches", type=lambda v: [int(b) for b in v.split(",")], help="instead of the plan's")
