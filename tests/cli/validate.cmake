@@ -237,6 +237,27 @@ if(Python3_FOUND)
   set_tests_properties(cli_validate_passes PROPERTIES PASS_REGULAR_EXPRESSION
                        "^60 rows: validate's passes are predict's")
 endif()
+# Held-out published passes of ten torchvision networks in PyTorch 1.x with cuDNN 7.6.3 on five GPUs, batch 12
+# (aisensiy/pytorch-gpu-benchmark): every row predicted, the first the median of its 50 iterations, 25.965 ms.
+set(pgb ${validation}/pytorch-gpu-benchmark)
+add_test(NAME cli_validate_pytorch_gpu_benchmark COMMAND ${cli} validate --data ${pgb}/calibration.csv
+         --cases ${pgb}/cases.csv)
+set_tests_properties(cli_validate_pytorch_gpu_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 200 published measurements.*PGB-001 +pgb_train_fp32 +resnet18 +gtx-1080-ti +25\\.965 .*PGB-200 +pgb_eval_fp16 +vgg19 +t4 +32\\.190 .*\npgb_eval_fp16 +50 .*\npgb_eval_fp32 +50 .*\npgb_train_fp16 +50 .*\npgb_train_fp32 +50 +[0-9.]+% +[-+][0-9.]+% +0\n")
+if(Python3_FOUND)
+  # Each row is the median of the iterations shipped beside it, its forward_backward_ms and inference_ms rows are
+  # predict's passes, and every pass fits its GPU's memory.
+  add_test(NAME cli_pytorch_gpu_benchmark_medians
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/iteration_medians.py ${pgb})
+  set_tests_properties(cli_pytorch_gpu_benchmark_medians PROPERTIES PASS_REGULAR_EXPRESSION
+                       "^200 rows: each the median of its iterations")
+  add_test(NAME cli_validate_passes_pytorch_gpu_benchmark
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_passes.py $<TARGET_FILE:steptime_cli> ${pgb})
+  set_tests_properties(cli_validate_passes_pytorch_gpu_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
+                       "^200 rows: validate's passes are predict's")
+  memory_fit(pytorch_gpu_benchmark pytorch-gpu-benchmark/calibration.csv pytorch-gpu-benchmark/cases.csv
+             "^fit: 200 of 200 rows .*memory 0\\.00-0\\.27 of")
+endif()
 # --anchor: each row from the same quantity measured on another GPU, scaled by the model's ratio (Habitat's
 # anchoring). The anchor device's own rows are skipped; no common row at all is an error.
 add_test(NAME cli_validate_anchored COMMAND ${cli} validate ${held_out} --anchor titan-x-maxwell)

@@ -1,0 +1,21 @@
+"""Checks that each row of a validation set whose notes name a file of iterations (iterations/NAME.csv) holds the
+median of that file's column of its network (the source's `column NAME`), to the row's three decimals.
+Usage: iteration_medians.py SET_DIR"""
+import csv
+import re
+import statistics
+import sys
+
+folder = sys.argv[1]
+with open(f"{folder}/calibration.csv") as f:
+    rows = list(csv.DictReader(f))
+checked = 0
+for r in rows:
+    name = re.search(r"iterations/([\w.-]+\.csv)", r["notes"]).group(1)
+    column = re.search(r"column (\w+)$", r["source"]).group(1)
+    with open(f"{folder}/iterations/{name}") as f:
+        median = statistics.median(float(i[column]) for i in csv.DictReader(f))
+    if f"{median:.3f}" != r["value"]:
+        sys.exit(f"{r['id']}: {r['value']} ms, but the median of {name}'s {column} is {median:.3f}")
+    checked += 1
+print(f"{checked} rows: each the median of its iterations")
