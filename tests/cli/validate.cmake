@@ -244,6 +244,14 @@ add_test(NAME cli_validate_pytorch_gpu_benchmark COMMAND ${cli} validate --data 
          --cases ${pgb}/cases.csv)
 set_tests_properties(cli_validate_pytorch_gpu_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
   "against 200 published measurements.*PGB-001 +pgb_train_fp32 +resnet18 +gtx-1080-ti +25\\.965 .*PGB-200 +pgb_eval_fp16 +vgg19 +t4 +32\\.190 .*\npgb_eval_fp16 +50 .*\npgb_eval_fp32 +50 .*\npgb_train_fp16 +50 .*\npgb_train_fp32 +50 +[0-9.]+% +[-+][0-9.]+% +0\n")
+# --host-dispatch holds for every row, and only with the kernel model: DenseNet-121's FP32 training pass on the V100,
+# 49.365 ms at the default 27 us a kernel, waits on the host at 60 us: 80.525 ms.
+add_test(NAME cli_validate_host_dispatch COMMAND ${cli} validate --data ${pgb}/calibration.csv --cases ${pgb}/cases.csv
+         --host-dispatch 60us)
+set_tests_properties(cli_validate_host_dispatch PROPERTIES PASS_REGULAR_EXPRESSION
+                     "\nPGB-124 +pgb_train_fp32 +densenet121 +v100-sxm2-16gb +105\\.805 +80\\.525 ")
+cli_fails(validate_host_dispatch_of_roofline "^steptime: error: [^\n]*--host-dispatch sets the kernel model's"
+          validate --data ${pgb}/calibration.csv --cases ${pgb}/cases.csv --host-dispatch 60us --cost-model roofline)
 if(Python3_FOUND)
   # Each row is the median of the iterations shipped beside it, its forward_backward_ms and inference_ms rows are
   # predict's passes, and every pass fits its GPU's memory.

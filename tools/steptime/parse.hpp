@@ -15,7 +15,8 @@ namespace steptime::cli {
 // (TB/s, GB/s, MB/s, kB/s, or TBps, GBps, ...; decimal) or binary bytes per second (GiB/s, MiB/s).
 bytes_per_second parse_bandwidth(std::string_view text, std::string_view option = "--bandwidth");
 
-// "5us", "1.5 ms", "0": s, ms, us (or µs), ns. Zero may go without a unit.
+// A short time (a link's latency, the host's time per kernel), "5us", "1.5 ms", "0": s, ms, us (or µs), ns,
+// under an hour. Zero may go without a unit.
 seconds parse_latency(std::string_view text, std::string_view option = "--latency");
 
 // A clock, "562MHz" or "1.41 GHz", from 1 MHz to 10 GHz.

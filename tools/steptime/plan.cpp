@@ -128,9 +128,10 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     const auto r = [](std::optional<double> v) { return ratio_of(v.value_or(1.0)); };
     std::optional<bytes_per_second> cross;
     if (o.cross_gbps) cross = bytes_per_second_of(*o.cross_gbps * 1e9);
-    if ((o.layout || o.library || o.update_kernels) && (calibration || !(o.cost_model.empty() || o.cost_model == "kernel"))) {
-        const std::string option = o.layout ? "layout" : o.library ? "library" : "update-kernels";
-        const std::string what = option == "update-kernels" ? "update kernels" : option;
+    if ((o.layout || o.library || o.update_kernels || o.host_dispatch) &&
+        (calibration || !(o.cost_model.empty() || o.cost_model == "kernel"))) {
+        const std::string option = o.layout ? "layout" : o.library ? "library" : o.update_kernels ? "update-kernels" : "host-dispatch";
+        const std::string what = option == "update-kernels" ? "update kernels" : option == "host-dispatch" ? "host's time per kernel" : option;
         throw invalid_argument("--" + option + " sets the kernel model's " + what +
                                " (the default model, without --calibration); leave it out with other cost models");
     }
@@ -175,6 +176,7 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     if (o.layout) m.layout = *parse_layout(*o.layout);  // checked by its option
     if (o.library) m.library = *cost::parse_conv_library(*o.library);  // checked by its option
     if (o.update_kernels) m.update_launch = *cost::parse_update_kernels(*o.update_kernels);  // likewise
+    if (o.host_dispatch) m.host_dispatch = parse_latency(*o.host_dispatch, "--host-dispatch");
     m.ppp_comm = r(o.ppp_comm);
     m.cross_device_bandwidth = cross;
     if (update) m.update_rule = *update;
@@ -254,6 +256,10 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                    "convolutions to NHWC and back) or cudnn7 (cuDNN 5.1 to 7.6: runs them on the NCHW tensors as they "
                    "are, and 3x3 and 5x5 convolutions on CUDA cores by non-fused Winograd)")
         ->check(CLI::IsMember({"cudnn7", "cudnn9"}));
+    cmd.add_option("--host-dispatch", o.host_dispatch,
+                   "the default model's host time to issue one kernel, e.g. 60us (default 27us: PyTorch 2.11 on a "
+                   "fast host; older frameworks and slower CPUs take longer): a pass is no shorter than its kernels "
+                   "times this");
     cmd.add_option("--optimizer", o.optimizer,
                    "the weight update: sgd (default), momentum or adam (FP32 weights, gradients and state read and "
                    "written, once per step or per kernel: --update-kernels; not with paleo-compat)")

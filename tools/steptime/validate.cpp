@@ -322,6 +322,8 @@ void add_validate_command(CLI::App& app) {
     cmd->add_option("--ppp-compute", o->model.ppp_compute, "paleo, paleo-compat, roofline: fraction of peak FLOP/s")->check(ppp);
     cmd->add_option("--ppp-memory", o->model.ppp_memory, "paleo, roofline: fraction of peak memory bandwidth")->check(ppp);
     cmd->add_option("--ppp-comm", o->model.ppp_comm, "fraction of link bandwidth reached")->check(ppp);
+    cmd->add_option("--host-dispatch", o->model.host_dispatch,
+                    "kernel: the host's time to issue one kernel in every row, e.g. 60us (default 27us)");
     cmd->callback([o] { run_validate(*o); });
 }
 
