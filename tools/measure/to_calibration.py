@@ -84,11 +84,12 @@ def convolutions(folder, device, env, framework, gpu_tag, fit_networks):
     print(f"{len(data)} convolution rows")
 
 
-def inference(folder, device, gpu_tag, fit_networks):
-    """inference.py's rows in the calibration format (see the top)."""
+def inference(folder, device, gpu_tag, passes):
+    """inference.py's rows (`passes`) in the calibration format (see the top)."""
+    fit_networks = {r["network"] for r in passes if r["role"] == "calibrate"}
     env = json.load(open(os.path.join(folder, "inference-environment.json")))
     data, cases = [], []
-    for n, r in enumerate(read_steps(folder, "inference.csv"), 1):
+    for n, r in enumerate(passes, 1):
         rid = f"{gpu_tag.upper()}-I{n:03d}"
         role = "fit" if r["network"] in fit_networks else "check"
         data.append({
@@ -120,9 +121,9 @@ def read_steps(folder, name):
 
 def main(folder, device):
     gpu_tag = device.split("-")[0]
-    if os.path.exists(os.path.join(folder, "inference.csv")):
-        fit_networks = {r["network"] for r in read_steps(folder, "inference.csv") if r["role"] == "calibrate"}
-        inference(folder, device, gpu_tag, fit_networks)
+    passes = read_steps(folder, "inference.csv")
+    if passes:  # none where every configuration failed or the budget ran out first
+        inference(folder, device, gpu_tag, passes)
     if not os.path.exists(os.path.join(folder, "environment.json")):
         return
     env = json.load(open(os.path.join(folder, "environment.json")))

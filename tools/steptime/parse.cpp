@@ -86,7 +86,7 @@ seconds parse_latency(std::string_view text, std::string_view option) {
     const auto [v, symbol] = number_and_unit(text, option, example);
     const double t = v == 0 && symbol.empty() ? 0.0 : v * scale_of(symbol, time_units, option, text, example);
     if (!(t >= 0) || !std::isfinite(t)) throw invalid_argument(quoted(option, text) + ": must not be negative");
-    if (t > 3600) throw invalid_argument(quoted(option, text) + ": must be under an hour");
+    if (t > 3600) throw invalid_argument(quoted(option, text) + ": must be an hour at most");
     return seconds_of(t);
 }
 
