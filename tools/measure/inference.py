@@ -24,7 +24,8 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_steps import CALIBRATION_NETWORKS, NETWORKS, WARMUP, TIMED, csv_appender, environment, set_precision  # noqa: E402
+from train_steps import (CALIBRATION_NETWORKS, NETWORKS, TIMED, WARMUP, csv_appender, environment,  # noqa: E402
+                         measure_batches, set_precision)
 
 BATCHES = (1, 8, 32, 128)  # batch 1 is a latency (the host's dispatch binds), 128 a throughput
 
@@ -103,23 +104,16 @@ def main():
                 except Exception as e:  # a missing package or constructor: say so and go on
                     print(f"{name}: cannot build: {e!r}", flush=True)
                     break
-                for batch in args.batches:
-                    if time.monotonic() - start > args.budget_s:
-                        print(f"budget spent: stopped before {name} {precision} {batch}", flush=True)
-                        return
-                    try:
-                        r = measure(model, resolution, batch, precision)
-                    except Exception as e:  # out of memory, say: record nothing for it
-                        print(f"{name} {precision} {batch}: failed: {e!r}", flush=True)
-                        torch.cuda.empty_cache()
-                        continue
-                    row = {"network": name, "precision": precision, "batch": batch, "resolution": resolution,
-                           "layout": "nchw", "role": "calibrate" if name in CALIBRATION_NETWORKS else "check",
-                           **{k: f"{v:.3f}" for k, v in r.items()},
-                           "images_per_s": f"{batch / r['inference_ms'] * 1e3:.1f}"}
-                    w.writerow(row)
-                    f.flush()
-                    print(f"{time.monotonic() - start:6.0f}s", *row.values(), flush=True)
+
+                def pass_row(batch):
+                    r = measure(model, resolution, batch, precision)
+                    return {"network": name, "precision": precision, "batch": batch, "resolution": resolution,
+                            "layout": "nchw", "role": "calibrate" if name in CALIBRATION_NETWORKS else "check",
+                            **{k: f"{v:.3f}" for k, v in r.items()},
+                            "images_per_s": f"{batch / r['inference_ms'] * 1e3:.1f}"}
+
+                if not measure_batches(f"{name} {precision}", args.batches, pass_row, f, w, start, args.budget_s):
+                    return
                 del model
                 torch.cuda.empty_cache()
 

@@ -201,6 +201,25 @@ def csv_appender(path, fields):
     return f, w
 
 
+def measure_batches(what, batches, measure_row, f, w, start, budget_s):
+    """Writes `measure_row(batch)`, a CSV row, for each batch to `w` and flushes `f`, until `budget_s` seconds past
+    `start`; False once they are spent. A batch that fails (out of memory, say) is reported and records nothing."""
+    for batch in batches:
+        if time.monotonic() - start > budget_s:
+            print(f"budget spent: stopped before {what} {batch}", flush=True)
+            return False
+        try:
+            row = measure_row(batch)
+        except Exception as e:
+            print(f"{what} {batch}: failed: {e!r}", flush=True)
+            torch.cuda.empty_cache()
+            continue
+        w.writerow(row)
+        f.flush()
+        print(f"{time.monotonic() - start:6.0f}s", *row.values(), flush=True)
+    return True
+
+
 def environment(optimizer):
     def smi(query):
         try:
@@ -285,30 +304,21 @@ def main():
                 print(f"{name}: cannot build: {e!r}", flush=True)
                 continue
             for precision in args.plan.split(","):
-                for batch in args.batches or BATCHES[name]:
-                    if time.monotonic() - start > args.budget_s:
-                        print(f"budget spent: stopped before {name} {precision} {batch}", flush=True)
-                        return
-                    try:
-                        r = measure(model, resolution, batch, precision, layout, args.optimizer)
-                        if args.profile:
-                            ops, busy = kernel_profile(model, resolution, batch, precision)
-                    except Exception as e:  # out of memory, say: record nothing for it
-                        print(f"{name} {precision} {batch}: failed: {e!r}", flush=True)
-                        torch.cuda.empty_cache()
-                        continue
+                def step_row(batch):
+                    r = measure(model, resolution, batch, precision, layout, args.optimizer)
                     if args.profile:
-                        row = {"network": name, "precision": precision, "batch": batch,
-                               "step_ms": f"{r['step_ms']:.3f}", "gpu_busy_ms": f"{busy:.3f}", "gpu_ops": ops}
-                    else:
-                        row = {"network": name, "precision": precision, "batch": batch, "resolution": resolution,
-                               "layout": "nhwc" if args.channels_last else "nchw", "optimizer": args.optimizer,
-                               "role": "calibrate" if name in CALIBRATION_NETWORKS else "check",
-                               **{k: f"{v:.3f}" for k, v in r.items()},
-                               "images_per_s": f"{batch / r['step_ms'] * 1e3:.1f}"}
-                    w.writerow(row)
-                    f.flush()
-                    print(f"{time.monotonic() - start:6.0f}s", *row.values(), flush=True)
+                        ops, busy = kernel_profile(model, resolution, batch, precision)
+                        return {"network": name, "precision": precision, "batch": batch,
+                                "step_ms": f"{r['step_ms']:.3f}", "gpu_busy_ms": f"{busy:.3f}", "gpu_ops": ops}
+                    return {"network": name, "precision": precision, "batch": batch, "resolution": resolution,
+                            "layout": "nhwc" if args.channels_last else "nchw", "optimizer": args.optimizer,
+                            "role": "calibrate" if name in CALIBRATION_NETWORKS else "check",
+                            **{k: f"{v:.3f}" for k, v in r.items()},
+                            "images_per_s": f"{batch / r['step_ms'] * 1e3:.1f}"}
+
+                if not measure_batches(f"{name} {precision}", args.batches or BATCHES[name], step_row, f, w, start,
+                                       args.budget_s):
+                    return
             del model
             torch.cuda.empty_cache()
 
