@@ -25,7 +25,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from train_steps import (CALIBRATION_NETWORKS, NETWORKS, TIMED, WARMUP, csv_appender, environment,  # noqa: E402
-                         measure_batches, set_precision)
+                         measure_batches, set_precision, timed_iterations)
 
 BATCHES = (1, 8, 32, 128)  # batch 1 is a latency (the host's dispatch binds), 128 a throughput
 
@@ -61,17 +61,7 @@ def inference_pass(model, resolution, batch, precision):
 
 
 def measure(model, resolution, batch, precision):
-    run = inference_pass(model, resolution, batch, precision)
-    times = []
-    for it in range(WARMUP + TIMED):
-        if it == WARMUP:
-            torch.cuda.synchronize()
-            torch.cuda.reset_peak_memory_stats()
-        ev = [torch.cuda.Event(enable_timing=True) for _ in range(2)]
-        run(ev)
-        if it >= WARMUP:
-            times.append(ev)
-    torch.cuda.synchronize()
+    times = timed_iterations(inference_pass(model, resolution, batch, precision), 2)
     ms = sorted(a.elapsed_time(b) for a, b in times)
     return {"inference_ms": statistics.median(ms), "inference_ms_min": ms[0], "inference_ms_max": ms[-1],
             "peak_allocated_gib": torch.cuda.max_memory_allocated() / 2**30}

@@ -106,18 +106,25 @@ def training_step(model, resolution, batch, precision, memory_format=torch.conti
     return step
 
 
-def measure(model, resolution, batch, precision, memory_format=torch.contiguous_format, optimizer="momentum"):
-    step = training_step(model, resolution, batch, precision, memory_format, optimizer)
+def timed_iterations(run, events):
+    """`run(ev)` WARMUP + TIMED times, each with `events` new CUDA events; the timed iterations' events, completed.
+    The peak memory counters start after warm-up: the steady iterations' tensors, and what the caching allocator
+    holds for them."""
     times = []
     for it in range(WARMUP + TIMED):
-        if it == WARMUP:  # the steady steps' peaks: tensors, and what the caching allocator holds for them
+        if it == WARMUP:
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
-        ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
-        step(ev)
+        ev = [torch.cuda.Event(enable_timing=True) for _ in range(events)]
+        run(ev)
         if it >= WARMUP:
             times.append(ev)
     torch.cuda.synchronize()
+    return times
+
+
+def measure(model, resolution, batch, precision, memory_format=torch.contiguous_format, optimizer="momentum"):
+    times = timed_iterations(training_step(model, resolution, batch, precision, memory_format, optimizer), 4)
     fwd = [e[0].elapsed_time(e[1]) for e in times]
     bwd = [e[1].elapsed_time(e[2]) for e in times]
     upd = [e[2].elapsed_time(e[3]) for e in times]
