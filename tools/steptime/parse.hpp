@@ -16,7 +16,7 @@ namespace steptime::cli {
 bytes_per_second parse_bandwidth(std::string_view text, std::string_view option = "--bandwidth");
 
 // A short time (a link's latency, the host's time per kernel), "5us", "1.5 ms", "0": s, ms, us (or µs), ns,
-// under an hour. Zero may go without a unit.
+// an hour at most. Zero may go without a unit.
 seconds parse_latency(std::string_view text, std::string_view option = "--latency");
 
 // A clock, "562MHz" or "1.41 GHz", from 1 MHz to 10 GHz.
