@@ -1,5 +1,5 @@
-"""Checks that each row of a validation set whose notes name a file of iterations (iterations/NAME.csv) holds the
-median of that file's column of its network (the source's `column NAME`), to the row's three decimals.
+"""Checks that each row of a validation set names a file of iterations in its notes (iterations/NAME.csv) and a
+column in its source (`column NAME`), and holds the median of that column, to the row's three decimals.
 Usage: iteration_medians.py SET_DIR"""
 import csv
 import re
@@ -11,8 +11,10 @@ with open(f"{folder}/calibration.csv") as f:
     rows = list(csv.DictReader(f))
 checked = 0
 for r in rows:
-    name = re.search(r"iterations/([\w.-]+\.csv)", r["notes"]).group(1)
-    column = re.search(r"column (\w+)$", r["source"]).group(1)
+    name, column = re.search(r"iterations/([\w.-]+\.csv)", r["notes"]), re.search(r"column (\w+)$", r["source"])
+    if not (name and column):
+        sys.exit(f"{r['id']}: its notes name no iterations/FILE.csv or its source no column")
+    name, column = name.group(1), column.group(1)
     with open(f"{folder}/iterations/{name}") as f:
         median = statistics.median(float(i[column]) for i in csv.DictReader(f))
     if f"{median:.3f}" != r["value"]:

@@ -128,12 +128,18 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     const auto r = [](std::optional<double> v) { return ratio_of(v.value_or(1.0)); };
     std::optional<bytes_per_second> cross;
     if (o.cross_gbps) cross = bytes_per_second_of(*o.cross_gbps * 1e9);
-    if ((o.layout || o.library || o.update_kernels || o.host_dispatch) &&
-        (calibration || !(o.cost_model.empty() || o.cost_model == "kernel"))) {
-        const std::string option = o.layout ? "layout" : o.library ? "library" : o.update_kernels ? "update-kernels" : "host-dispatch";
-        const std::string what = option == "update-kernels" ? "update kernels" : option == "host-dispatch" ? "host's time per kernel" : option;
-        throw invalid_argument("--" + option + " sets the kernel model's " + what +
-                               " (the default model, without --calibration); leave it out with other cost models");
+    if (calibration || !(o.cost_model.empty() || o.cost_model == "kernel")) {
+        // The options only the kernel model reads, and what each sets.
+        struct kernel_option {
+            const std::optional<std::string>& value;
+            std::string_view name, sets;
+        };
+        for (const kernel_option k : {kernel_option{o.layout, "layout", "layout"}, {o.library, "library", "library"},
+                                      {o.update_kernels, "update-kernels", "update kernels"},
+                                      {o.host_dispatch, "host-dispatch", "host's time per kernel"}})
+            if (k.value)
+                throw invalid_argument("--" + std::string(k.name) + " sets the kernel model's " + std::string(k.sets) +
+                                       " (the default model, without --calibration); leave it out with other cost models");
     }
     const std::optional<cost::optimizer> update = o.optimizer ? cost::parse_optimizer(*o.optimizer) : std::nullopt;  // checked by its option
     if (update && o.cost_model == "paleo-compat")
