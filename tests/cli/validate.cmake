@@ -265,7 +265,28 @@ if(Python3_FOUND)
                        "^200 rows: validate's passes are predict's")
   memory_fit(pytorch_gpu_benchmark pytorch-gpu-benchmark/calibration.csv pytorch-gpu-benchmark/cases.csv
              "^fit: 200 of 200 rows .*memory 0\\.00-0\\.27 of")
+  # --group-by: each group its rows' MAPE and worst error, recomputed from validate's own rows; the categories alike.
+  add_test(NAME cli_validate_group_by
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_groups.py $<TARGET_FILE:steptime_cli>
+                   ${pgb}/calibration.csv ${pgb}/cases.csv device,precision)
+  set_tests_properties(cli_validate_group_by PROPERTIES PASS_REGULAR_EXPRESSION
+                       "^10 groups of 200 rows by device,precision: each its rows' MAPE and worst")
+  add_test(NAME cli_validate_group_by_skipped
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_groups.py $<TARGET_FILE:steptime_cli>
+                   ${validation}/calibration.csv ${validation}/cases.csv model)
+  set_tests_properties(cli_validate_group_by_skipped PROPERTIES PASS_REGULAR_EXPRESSION
+                       " groups of 66 rows by model: each its rows' MAPE and worst")
 endif()
+# The table's summary by device: the set's rows on each GPU (calibration.csv: 10 networks in 5 files on the 1080 Ti,
+# 3 on the P100, 4 on each other GPU).
+add_test(NAME cli_validate_group_by_table COMMAND ${cli} validate --data ${pgb}/calibration.csv --cases ${pgb}/cases.csv
+         --group-by device)
+set_tests_properties(cli_validate_group_by_table PROPERTIES PASS_REGULAR_EXPRESSION
+  "\ndevice +rows +MAPE +worst +skipped\ngtx-1080-ti +50 +[0-9.]+% +-[0-9.]+% +0\np100-pcie-16gb +30 .*\nt4 +40 .*\ntitan-v +40 .*\nv100-sxm2-16gb +40 [^\n]*\n$")
+cli_fails(validate_group_by_unknown "^steptime: error: --group-by: gpu not in {category,device,model,precision,batch}"
+          validate --data ${pgb}/calibration.csv --cases ${pgb}/cases.csv --group-by device,gpu)
+cli_fails(validate_group_by_twice "^steptime: error: --group-by names device twice"
+          validate --data ${pgb}/calibration.csv --cases ${pgb}/cases.csv --group-by device,precision,device)
 # --anchor: each row from the same quantity measured on another GPU, scaled by the model's ratio (Habitat's
 # anchoring). The anchor device's own rows are skipped; no common row at all is an error.
 add_test(NAME cli_validate_anchored COMMAND ${cli} validate ${held_out} --anchor titan-x-maxwell)

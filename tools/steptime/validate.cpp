@@ -1,6 +1,7 @@
 // `steptime validate --data FILE.csv --cases FILE.csv`: predicts each published measurement the cases
 // name (io/published_csv.hpp) with the cost model chosen as in `predict`, and reports the signed error of
-// every row and the MAPE and worst error of each category. With `--anchor DEVICE`, each row is predicted
+// every row and the MAPE and worst error of each category (or of each device, model, precision or batch, or
+// each combination of them: `--group-by`). With `--anchor DEVICE`, each row is predicted
 // instead from the same quantity measured on DEVICE, times the model's ratio of the two GPUs' times
 // (Habitat's anchored prediction: scale::anchored_ratio); with `--anchor-any-batch` that measurement may be at
 // another batch, the nearest one, and the ratio carries the batch too. A peak-memory row (GiB) is predicted as
@@ -37,6 +38,7 @@ struct validate_options {
     std::string anchor;                      // the device whose measurements anchor the predictions
     bool anchor_any_batch = false;          // an anchor row may be at another batch (the nearest)
     std::string anchor_data, anchor_cases;  // where they are (default: --data and --cases)
+    std::vector<std::string> group_by{"category"};  // the case columns the summary groups rows by
     options model;  // --cost-model and the efficiencies, as predict takes them
 };
 
@@ -138,15 +140,49 @@ prediction predict(const io::published_case& c, const validate_options& o, const
     }
 }
 
-struct category_summary {
+// The case columns a summary can group rows by (--group-by).
+const std::vector<std::string> group_columns{"category", "device", "model", "precision", "batch"};
+
+std::string group_value(const io::published_case& c, std::string_view column) {
+    if (column == "category") return c.category.empty() ? "uncategorized" : c.category;
+    if (column == "device") return c.device;
+    if (column == "model") return c.model;
+    if (column == "precision") return std::string(to_string(c.precision));
+    return c.batch > 0 ? std::to_string(c.batch) : "-";  // batch: none for a kernel or an all-reduce
+}
+
+struct group_summary {
     std::size_t rows = 0, skipped = 0;
     double mape = 0, max_error = 0;  // max_error: the signed error of largest magnitude
 };
+
+// The MAPE and worst error of the rows that share their values of `columns`, in the order of those values.
+std::map<std::vector<std::string>, group_summary> summarize(const std::vector<row_result>& rows,
+                                                            const std::vector<std::string>& columns) {
+    std::map<std::vector<std::string>, group_summary> groups;
+    for (const auto& r : rows) {
+        std::vector<std::string> key;
+        for (const auto& column : columns) key.push_back(group_value(r.c, column));
+        auto& s = groups[key];
+        if (!r.skipped.empty()) {
+            ++s.skipped;
+            continue;
+        }
+        ++s.rows;
+        s.mape += std::abs(r.error);
+        if (std::abs(r.error) > std::abs(s.max_error)) s.max_error = r.error;
+    }
+    for (auto& [key, s] : groups) s.mape /= static_cast<double>(std::max<std::size_t>(s.rows, 1));
+    return groups;
+}
 
 std::string percent(double fraction) { return fixed(100 * fraction, 1) + "%"; }
 
 void run_validate(const validate_options& o) {
     (void)make_cost(o.model, std::nullopt);  // the model's options are checked once, before any row
+    for (auto at = o.group_by.begin(); at != o.group_by.end(); ++at)
+        if (std::find(o.group_by.begin(), at, *at) != at)
+            throw invalid_argument("--group-by names " + *at + " twice");
     const case_file cases = read_cases(o.data, o.cases);
     const std::optional<case_file> anchor_file =
         o.anchor_data.empty() ? std::nullopt : std::optional(read_cases(o.anchor_data, o.anchor_cases));
@@ -189,10 +225,8 @@ void run_validate(const validate_options& o) {
         return anchor_predictions[a] = predict(*a, o, anchors.base).time;
     };
     std::vector<row_result> rows;
-    std::map<std::string, category_summary> categories;
     for (const auto& c : cases.rows) {
         row_result r{c};
-        auto& s = categories[c.category.empty() ? "uncategorized" : c.category];
         try {
             if (o.anchor.empty()) {
                 r.predicted = predict(c, o, cases.base);
@@ -212,15 +246,7 @@ void run_validate(const validate_options& o) {
                                        ": " + e.what());
             r.skipped = e.what();
         }
-        if (!r.skipped.empty()) {
-            ++s.skipped;
-            rows.push_back(std::move(r));
-            continue;
-        }
-        r.error = r.predicted_value() / r.measured() - 1;
-        ++s.rows;
-        s.mape += std::abs(r.error);
-        if (std::abs(r.error) > std::abs(s.max_error)) s.max_error = r.error;
+        if (r.skipped.empty()) r.error = r.predicted_value() / r.measured() - 1;
         rows.push_back(std::move(r));
     }
     if (!o.anchor.empty() && std::ranges::none_of(rows, [](const row_result& r) { return r.anchor != nullptr; }))
@@ -228,7 +254,7 @@ void run_validate(const validate_options& o) {
                                o.anchor + " in " + (o.anchor_data.empty() ? o.data : o.anchor_data) +
                                " (the same model, precision, " + (o.anchor_any_batch ? "" : "batch, ") +
                                "metric and case columns; the device as the cases name it)");
-    for (auto& [name, s] : categories) s.mape /= static_cast<double>(std::max<std::size_t>(s.rows, 1));
+    const auto groups = summarize(rows, o.group_by);
     const std::string model = o.model.cost_model.empty() ? "kernel" : o.model.cost_model;
 
     if (o.format == "json") {
@@ -238,7 +264,8 @@ void run_validate(const validate_options& o) {
         for (const auto& r : rows) {
             const std::string unit = r.c.measures_memory() ? "gib" : "ms";
             nlohmann::ordered_json row{{"id", r.c.id}, {"category", r.c.category}, {"model", r.c.model},
-                                       {"device", r.c.device}, {"measured_" + unit, r.measured()}};
+                                       {"device", r.c.device}, {"precision", to_string(r.c.precision)},
+                                       {"measured_" + unit, r.measured()}};
             if (r.c.batch > 0) row["batch"] = r.c.batch;
             if (r.anchor)
                 row.update({{"anchor_id", r.anchor->id}, {"anchor_batch", r.anchor->batch}, {"anchor_ms", r.anchor->time.value() * 1e3}});
@@ -251,16 +278,29 @@ void run_validate(const validate_options& o) {
             }
             j["rows"].push_back(row);
         }
-        for (const auto& [name, s] : categories) {
-            j["categories"][name] = {{"rows", s.rows}, {"skipped", s.skipped}};
-            if (s.rows > 0) j["categories"][name].update({{"mape", s.mape}, {"max_error", s.max_error}});
+        const auto summary = [](const group_summary& s) {
+            nlohmann::ordered_json g{{"rows", s.rows}, {"skipped", s.skipped}};
+            if (s.rows > 0) g.update({{"mape", s.mape}, {"max_error", s.max_error}});
+            return g;
+        };
+        for (const auto& [key, s] : summarize(rows, {"category"})) j["categories"][key.front()] = summary(s);
+        if (o.group_by != std::vector<std::string>{"category"}) {
+            j["groups"] = nlohmann::ordered_json::array();
+            for (const auto& [key, s] : groups) {
+                nlohmann::ordered_json g;
+                for (std::size_t i = 0; i < key.size(); ++i) g[o.group_by[i]] = key[i];
+                g.update(summary(s));
+                j["groups"].push_back(g);
+            }
         }
         std::cout << j.dump(2) << "\n";
         return;
     }
     std::size_t id_width = 9, width = 21;  // the id and category columns: the longest and a space
-    for (const auto& r : rows) id_width = std::max(id_width, r.c.id.size() + 1);
-    for (const auto& [name, s] : categories) width = std::max(width, name.size() + 1);
+    for (const auto& r : rows) {
+        id_width = std::max(id_width, r.c.id.size() + 1);
+        width = std::max(width, r.c.category.size() + 1);
+    }
     std::cout << "validation of the " << model << " cost model"
               << (o.anchor.empty() ? "" : ", anchored on " + o.anchor + "'s measurements" + (o.anchor_any_batch ? " at the nearest batch," : ",")) << " against " << rows.size()
               << " published measurements (" << o.data << ")\n\n"
@@ -283,13 +323,21 @@ void run_validate(const validate_options& o) {
         else
             std::cout << "  " << r.unit() << ", not predicted: " << r.skipped << "\n";
     }
-    std::cout << "\n" << pad_right("category", width) << pad_left("rows", 5) << pad_left("MAPE", 9) << pad_left("worst", 9)
-              << pad_left("skipped", 9) << "\n";
-    for (const auto& [name, s] : categories)
-        std::cout << pad_right(name, width) << pad_left(std::to_string(s.rows), 5)
+    // The summary: a column for each grouping column, as wide as its longest value and a space.
+    std::vector<std::size_t> widths;
+    for (const auto& column : o.group_by) widths.push_back(column == "category" ? width : column.size() + 1);
+    for (const auto& [key, s] : groups)
+        for (std::size_t i = 0; i < key.size(); ++i) widths[i] = std::max(widths[i], key[i].size() + 1);
+    std::cout << "\n";
+    for (std::size_t i = 0; i < widths.size(); ++i) std::cout << pad_right(o.group_by[i], widths[i]);
+    std::cout << pad_left("rows", 5) << pad_left("MAPE", 9) << pad_left("worst", 9) << pad_left("skipped", 9) << "\n";
+    for (const auto& [key, s] : groups) {
+        for (std::size_t i = 0; i < key.size(); ++i) std::cout << pad_right(key[i], widths[i]);
+        std::cout << pad_left(std::to_string(s.rows), 5)
                   << pad_left(s.rows ? percent(s.mape) : "-", 9)
                   << pad_left(s.rows ? (s.max_error >= 0 ? "+" : "") + percent(s.max_error) : "-", 9)
                   << pad_left(std::to_string(s.skipped), 9) << "\n";
+    }
 }
 
 }  // namespace
@@ -322,6 +370,11 @@ void add_validate_command(CLI::App& app) {
     cmd->add_option("--ppp-compute", o->model.ppp_compute, "paleo, paleo-compat, roofline: fraction of peak FLOP/s")->check(ppp);
     cmd->add_option("--ppp-memory", o->model.ppp_memory, "paleo, roofline: fraction of peak memory bandwidth")->check(ppp);
     cmd->add_option("--ppp-comm", o->model.ppp_comm, "fraction of link bandwidth reached")->check(ppp);
+    cmd->add_option("--group-by", o->group_by,
+                    "summarize the rows by these case columns, comma-separated: category (default), device, model, "
+                    "precision, batch")
+        ->delimiter(',')
+        ->check(CLI::IsMember(group_columns));
     cmd->add_option("--host-dispatch", o->model.host_dispatch,
                     "kernel: the host's time to issue one kernel in every row, e.g. 60us (default 27us)");
     cmd->callback([o] { run_validate(*o); });
