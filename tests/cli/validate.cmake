@@ -237,13 +237,13 @@ if(Python3_FOUND)
   set_tests_properties(cli_validate_passes PROPERTIES PASS_REGULAR_EXPRESSION
                        "^60 rows: validate's passes are predict's")
 endif()
-# Held-out published passes of ten torchvision networks in PyTorch 1.x with cuDNN 7.6.3 on five GPUs, batch 12
+# Held-out published passes of ten torchvision networks in PyTorch 1.x with cuDNN 7.6.3 and 7.6.5 on seven GPUs, batch 12
 # (aisensiy/pytorch-gpu-benchmark): every row predicted, the first the median of its 50 iterations, 25.965 ms.
 set(pgb ${validation}/pytorch-gpu-benchmark)
 add_test(NAME cli_validate_pytorch_gpu_benchmark COMMAND ${cli} validate --data ${pgb}/calibration.csv
          --cases ${pgb}/cases.csv)
 set_tests_properties(cli_validate_pytorch_gpu_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
-  "against 200 published measurements.*PGB-001 +pgb_train_fp32 +resnet18 +gtx-1080-ti +25\\.965 .*PGB-200 +pgb_eval_fp16 +vgg19 +t4 +32\\.190 .*\npgb_eval_fp16 +50 .*\npgb_eval_fp32 +50 .*\npgb_train_fp16 +50 .*\npgb_train_fp32 +50 +[0-9.]+% +[-+][0-9.]+% +0\n")
+  "against 280 published measurements.*PGB-001 +pgb_train_fp32 +resnet18 +gtx-1080-ti +25\\.965 .*PGB-200 +pgb_eval_fp16 +vgg19 +t4 +32\\.190 .*PGB-280 +pgb_eval_fp16 +vgg19 +v100-pcie-32gb +12\\.770 .*\npgb_eval_fp16 +70 .*\npgb_eval_fp32 +70 .*\npgb_train_fp16 +70 .*\npgb_train_fp32 +70 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # --host-dispatch holds for every row, and only with the kernel model: DenseNet-121's FP32 training pass on the V100,
 # 49.365 ms at the default 27 us a kernel, waits on the host at 60 us: 80.525 ms.
 add_test(NAME cli_validate_host_dispatch COMMAND ${cli} validate --data ${pgb}/calibration.csv --cases ${pgb}/cases.csv
@@ -258,19 +258,19 @@ if(Python3_FOUND)
   add_test(NAME cli_pytorch_gpu_benchmark_medians
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/iteration_medians.py ${pgb})
   set_tests_properties(cli_pytorch_gpu_benchmark_medians PROPERTIES PASS_REGULAR_EXPRESSION
-                       "^200 rows: each the median of its iterations")
+                       "^280 rows: each the median of its iterations")
   add_test(NAME cli_validate_passes_pytorch_gpu_benchmark
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_passes.py $<TARGET_FILE:steptime_cli> ${pgb})
   set_tests_properties(cli_validate_passes_pytorch_gpu_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
-                       "^200 rows: validate's passes are predict's")
+                       "^280 rows: validate's passes are predict's")
   memory_fit(pytorch_gpu_benchmark pytorch-gpu-benchmark/calibration.csv pytorch-gpu-benchmark/cases.csv
-             "^fit: 200 of 200 rows .*memory 0\\.00-0\\.27 of")
+             "^fit: 280 of 280 rows .*memory 0\\.00-0\\.27 of")
   # --group-by: each group its rows' MAPE and worst error, recomputed from validate's own rows; the categories alike.
   add_test(NAME cli_validate_group_by
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_groups.py $<TARGET_FILE:steptime_cli>
                    ${pgb}/calibration.csv ${pgb}/cases.csv device,precision)
   set_tests_properties(cli_validate_group_by PROPERTIES PASS_REGULAR_EXPRESSION
-                       "^10 groups of 200 rows by device,precision: each its rows' MAPE and worst")
+                       "^14 groups of 280 rows by device,precision: each its rows' MAPE and worst")
   add_test(NAME cli_validate_group_by_skipped
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_groups.py $<TARGET_FILE:steptime_cli>
                    ${validation}/calibration.csv ${validation}/cases.csv model)
@@ -282,7 +282,7 @@ endif()
 add_test(NAME cli_validate_group_by_table COMMAND ${cli} validate --data ${pgb}/calibration.csv --cases ${pgb}/cases.csv
          --group-by device)
 set_tests_properties(cli_validate_group_by_table PROPERTIES PASS_REGULAR_EXPRESSION
-  "\ndevice +rows +MAPE +worst +skipped\ngtx-1080-ti +50 +[0-9.]+% +-[0-9.]+% +0\np100-pcie-16gb +30 .*\nt4 +40 .*\ntitan-v +40 .*\nv100-sxm2-16gb +40 [^\n]*\n$")
+  "\ndevice +rows +MAPE +worst +skipped\ngtx-1080-ti +50 +[0-9.]+% +-[0-9.]+% +0\np100-pcie-16gb +30 .*\nt4 +40 .*\ntitan-v +40 .*\nv100-pcie-32gb +40 .*\nv100-sxm2-16gb +40 .*\nv100-sxm2-32gb +40 [^\n]*\n$")
 cli_fails(validate_group_by_unknown "^steptime: error: --group-by: gpu not in {category,device,model,precision,batch}"
           validate --data ${pgb}/calibration.csv --cases ${pgb}/cases.csv --group-by device,gpu)
 cli_fails(validate_group_by_twice "^steptime: error: --group-by names device twice"
