@@ -287,6 +287,19 @@ cli_fails(validate_group_by_unknown "^steptime: error: --group-by: gpu not in {c
           validate --data ${pgb}/calibration.csv --cases ${pgb}/cases.csv --group-by device,gpu)
 cli_fails(validate_group_by_twice "^steptime: error: --group-by names device twice"
           validate --data ${pgb}/calibration.csv --cases ${pgb}/cases.csv --group-by device,precision,device)
+# Held-out published ResNet-50 runs on a V100 SXM2 in PyTorch (sandeepkumar-skb/pytorch_experiments): training
+# steps at batch 128 given as images/s, 128 / 310.0475 images/s = 412.840 ms (SKB-001, the README's 412.84), and
+# inference passes at batch 1 as the README's milliseconds (SKB-008, 13.43).
+set(skb ${validation}/pytorch-experiments-v100)
+add_test(NAME cli_validate_pytorch_experiments_v100 COMMAND ${cli} validate --data ${skb}/calibration.csv
+         --cases ${skb}/cases.csv)
+set_tests_properties(cli_validate_pytorch_experiments_v100 PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 8 published measurements.*SKB-001 +skb_train_fp32 +resnet50 +v100-sxm2-16gb +412\\.840 .*SKB-008 +skb_eval_b1 +resnet50 +v100-sxm2-16gb +13\\.430 .*\nskb_eval_b1 +4 .*\nskb_train_amp +2 .*\nskb_train_fp32 +2 ")
+if(Python3_FOUND)
+  # The batch-128 steps fit a 16 GB V100, as they ran: ResNet-50 at 0.66 of it at most.
+  memory_fit(pytorch_experiments_v100 pytorch-experiments-v100/calibration.csv pytorch-experiments-v100/cases.csv
+             "^fit: 8 of 8 rows .*memory 0\\.00-0\\.66 of")
+endif()
 # --anchor: each row from the same quantity measured on another GPU, scaled by the model's ratio (Habitat's
 # anchoring). The anchor device's own rows are skipped; no common row at all is an error.
 add_test(NAME cli_validate_anchored COMMAND ${cli} validate ${held_out} --anchor titan-x-maxwell)
