@@ -7,6 +7,7 @@
 // another batch, the nearest one, and the ratio carries the batch too. A peak-memory row (GiB) is predicted as
 // the step's memory_footprint, never anchored.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <compare>
 #include <filesystem>
@@ -143,23 +144,38 @@ prediction predict(const io::published_case& c, const validate_options& o, const
 // The case columns a summary can group rows by (--group-by).
 const std::vector<std::string> group_columns{"category", "device", "model", "precision", "batch"};
 
+// A row's value of a grouping column, as its cases file spells it (a model given by name and by file path
+// forms two groups).
 std::string group_value(const io::published_case& c, std::string_view column) {
     if (column == "category") return c.category.empty() ? "uncategorized" : c.category;
     if (column == "device") return c.device;
     if (column == "model") return c.model;
     if (column == "precision") return std::string(to_string(c.precision));
-    return c.batch > 0 ? std::to_string(c.batch) : "-";  // batch: none for a kernel or an all-reduce
+    if (column == "batch") return c.batch > 0 ? std::to_string(c.batch) : "-";  // none for a kernel or an all-reduce
+    throw invalid_argument("--group-by: no column " + std::string(column));
 }
+
+// Groups in the order of their values, numbers (batches) by size: 16 before 128.
+struct group_order {
+    bool operator()(const std::vector<std::string>& a, const std::vector<std::string>& b) const {
+        const auto number = [](const std::string& v) {
+            return !v.empty() && std::ranges::all_of(v, [](unsigned char c) { return std::isdigit(c) != 0; });
+        };
+        const auto order = [&](const std::string& v) { return std::pair(number(v) ? v.size() : 0, v); };
+        return std::ranges::lexicographical_compare(a, b, {}, order, order);
+    }
+};
 
 struct group_summary {
     std::size_t rows = 0, skipped = 0;
     double mape = 0, max_error = 0;  // max_error: the signed error of largest magnitude
 };
 
-// The MAPE and worst error of the rows that share their values of `columns`, in the order of those values.
-std::map<std::vector<std::string>, group_summary> summarize(const std::vector<row_result>& rows,
-                                                            const std::vector<std::string>& columns) {
-    std::map<std::vector<std::string>, group_summary> groups;
+// The MAPE and worst error of the rows that share their values of `columns`.
+using group_summaries = std::map<std::vector<std::string>, group_summary, group_order>;
+
+group_summaries summarize(const std::vector<row_result>& rows, const std::vector<std::string>& columns) {
+    group_summaries groups;
     for (const auto& r : rows) {
         std::vector<std::string> key;
         for (const auto& column : columns) key.push_back(group_value(r.c, column));
@@ -254,6 +270,7 @@ void run_validate(const validate_options& o) {
                                o.anchor + " in " + (o.anchor_data.empty() ? o.data : o.anchor_data) +
                                " (the same model, precision, " + (o.anchor_any_batch ? "" : "batch, ") +
                                "metric and case columns; the device as the cases name it)");
+    const bool by_category = o.group_by == std::vector<std::string>{"category"};
     const auto groups = summarize(rows, o.group_by);
     const std::string model = o.model.cost_model.empty() ? "kernel" : o.model.cost_model;
 
@@ -283,12 +300,16 @@ void run_validate(const validate_options& o) {
             if (s.rows > 0) g.update({{"mape", s.mape}, {"max_error", s.max_error}});
             return g;
         };
-        for (const auto& [key, s] : summarize(rows, {"category"})) j["categories"][key.front()] = summary(s);
-        if (o.group_by != std::vector<std::string>{"category"}) {
+        for (const auto& [key, s] : by_category ? groups : summarize(rows, {"category"}))
+            j["categories"][key.front()] = summary(s);
+        if (!by_category) {
             j["groups"] = nlohmann::ordered_json::array();
             for (const auto& [key, s] : groups) {
                 nlohmann::ordered_json g;
-                for (std::size_t i = 0; i < key.size(); ++i) g[o.group_by[i]] = key[i];
+                for (std::size_t i = 0; i < key.size(); ++i)  // a batch as the rows give it: a number, or none
+                    g[o.group_by[i]] = o.group_by[i] != "batch" ? nlohmann::ordered_json(key[i])
+                                       : key[i] == "-"         ? nlohmann::ordered_json()
+                                                               : nlohmann::ordered_json(std::stoll(key[i]));
                 g.update(summary(s));
                 j["groups"].push_back(g);
             }
@@ -344,7 +365,7 @@ void run_validate(const validate_options& o) {
 
 void add_validate_command(CLI::App& app) {
     auto o = std::make_shared<validate_options>();
-    auto* cmd = app.add_subcommand("validate", "predict published measurements and report the errors per row and category");
+    auto* cmd = app.add_subcommand("validate", "predict published measurements and report the errors per row and per category (or --group-by)");
     cmd->add_option("--data", o->data, "published measurements (validation/measured/calibration.csv's form)")
         ->required()->check(CLI::ExistingFile);
     cmd->add_option("--cases", o->cases, "how to predict each row: id,model,device[,precision][,phase][,link]")
