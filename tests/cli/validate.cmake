@@ -243,7 +243,7 @@ set(pgb ${validation}/pytorch-gpu-benchmark)
 add_test(NAME cli_validate_pytorch_gpu_benchmark COMMAND ${cli} validate --data ${pgb}/calibration.csv
          --cases ${pgb}/cases.csv)
 set_tests_properties(cli_validate_pytorch_gpu_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
-  "against 280 published measurements.*PGB-001 +pgb_train_fp32 +resnet18 +gtx-1080-ti +25\\.965 .*PGB-200 +pgb_eval_fp16 +vgg19 +t4 +32\\.190 .*PGB-280 +pgb_eval_fp16 +vgg19 +v100-pcie-32gb +12\\.770 .*\npgb_eval_fp16 +70 .*\npgb_eval_fp32 +70 .*\npgb_train_fp16 +70 .*\npgb_train_fp32 +70 +[0-9.]+% +[-+][0-9.]+% +0\n")
+  "against 320 published measurements.*PGB-001 +pgb_train_fp32 +resnet18 +gtx-1080-ti +25\\.965 .*PGB-200 +pgb_eval_fp16 +vgg19 +t4 +32\\.190 .*PGB-320 +pgb_eval_fp16 +vgg19 +v100-pcie-32gb +12\\.330 .*\npgb_eval_fp16 +80 .*\npgb_eval_fp32 +80 .*\npgb_train_fp16 +80 .*\npgb_train_fp32 +80 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # --host-dispatch holds for every row, and only with the kernel model: DenseNet-121's FP32 training pass on the V100,
 # 49.365 ms at the default 27 us a kernel, waits on the host at 60 us: 80.525 ms.
 add_test(NAME cli_validate_host_dispatch COMMAND ${cli} validate --data ${pgb}/calibration.csv --cases ${pgb}/cases.csv
@@ -258,26 +258,26 @@ if(Python3_FOUND)
   add_test(NAME cli_pytorch_gpu_benchmark_medians
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/iteration_medians.py ${pgb})
   set_tests_properties(cli_pytorch_gpu_benchmark_medians PROPERTIES PASS_REGULAR_EXPRESSION
-                       "^280 rows: each the median of its iterations")
+                       "^320 rows: each the median of its iterations")
   add_test(NAME cli_validate_passes_pytorch_gpu_benchmark
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_passes.py $<TARGET_FILE:steptime_cli> ${pgb})
   set_tests_properties(cli_validate_passes_pytorch_gpu_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
-                       "^280 rows: validate's passes are predict's")
+                       "^320 rows: validate's passes are predict's")
   memory_fit(pytorch_gpu_benchmark pytorch-gpu-benchmark/calibration.csv pytorch-gpu-benchmark/cases.csv
-             "^fit: 280 of 280 rows .*memory 0\\.00-0\\.27 of")
+             "^fit: 320 of 320 rows .*memory 0\\.00-0\\.27 of")
   # --group-by: each group its rows' MAPE and worst error and its skipped rows, recomputed from validate's own rows;
-  # the categories alike. paleo-compat has no FP16: the set's 140 FP16 rows (70 in each FP16 category) are skipped.
+  # the categories alike. paleo-compat has no FP16: the set's 160 FP16 rows (80 in each FP16 category) are skipped.
   add_test(NAME cli_validate_group_by
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_groups.py $<TARGET_FILE:steptime_cli>
                    ${pgb}/calibration.csv ${pgb}/cases.csv device,precision)
   set_tests_properties(cli_validate_group_by PROPERTIES PASS_REGULAR_EXPRESSION
-                       "^14 groups of 280 rows by device,precision: each its rows' MAPE and worst, 0 skipped")
+                       "^14 groups of 320 rows by device,precision: each its rows' MAPE and worst, 0 skipped")
   add_test(NAME cli_validate_group_by_skipped
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_groups.py $<TARGET_FILE:steptime_cli>
                    ${pgb}/calibration.csv ${pgb}/cases.csv precision --cost-model paleo-compat --ppp-compute 0.62
                    --skip-unsupported)
   set_tests_properties(cli_validate_group_by_skipped PROPERTIES PASS_REGULAR_EXPRESSION
-                       "^2 groups of 280 rows by precision: each its rows' MAPE and worst, 140 skipped")
+                       "^2 groups of 320 rows by precision: each its rows' MAPE and worst, 160 skipped")
   # Rows without a batch (kernels, all-reduces) group as none beside the batches.
   add_test(NAME cli_validate_group_by_batch
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_groups.py $<TARGET_FILE:steptime_cli>
@@ -286,11 +286,11 @@ if(Python3_FOUND)
                        " groups of 66 rows by model,batch: each its rows' MAPE and worst, 0 skipped")
 endif()
 # The table's summary by device: the set's rows on each GPU (calibration.csv: 10 networks in 5 files on the 1080 Ti,
-# 3 on the P100, 4 on each other GPU).
+# 3 on the P100, 8 on the V100 PCIe 32 GB from two platforms, 4 on each other GPU).
 add_test(NAME cli_validate_group_by_table COMMAND ${cli} validate --data ${pgb}/calibration.csv --cases ${pgb}/cases.csv
          --group-by device)
 set_tests_properties(cli_validate_group_by_table PROPERTIES PASS_REGULAR_EXPRESSION
-  "\ndevice +rows +MAPE +worst +skipped\ngtx-1080-ti +50 +[0-9.]+% +-[0-9.]+% +0\np100-pcie-16gb +30 .*\nt4 +40 .*\ntitan-v +40 .*\nv100-pcie-32gb +40 .*\nv100-sxm2-16gb +40 .*\nv100-sxm2-32gb +40 [^\n]*\n$")
+  "\ndevice +rows +MAPE +worst +skipped\ngtx-1080-ti +50 +[0-9.]+% +-[0-9.]+% +0\np100-pcie-16gb +30 .*\nt4 +40 .*\ntitan-v +40 .*\nv100-pcie-32gb +80 .*\nv100-sxm2-16gb +40 .*\nv100-sxm2-32gb +40 [^\n]*\n$")
 # Batches in numeric order (as text 112 would come before 16), the rows without one first.
 add_test(NAME cli_validate_group_by_batch_order COMMAND ${validate} --group-by batch)
 set_tests_properties(cli_validate_group_by_batch_order PROPERTIES PASS_REGULAR_EXPRESSION
