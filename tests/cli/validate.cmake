@@ -266,24 +266,22 @@ if(Python3_FOUND)
   memory_fit(pytorch_gpu_benchmark pytorch-gpu-benchmark/calibration.csv pytorch-gpu-benchmark/cases.csv
              "^fit: 320 of 320 rows .*memory 0\\.00-0\\.27 of")
   # --group-by: each group its rows' MAPE and worst error and its skipped rows, recomputed from validate's own rows;
-  # the categories alike. paleo-compat has no FP16: the set's 160 FP16 rows (80 in each FP16 category) are skipped.
-  add_test(NAME cli_validate_group_by
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_groups.py $<TARGET_FILE:steptime_cli>
-                   ${pgb}/calibration.csv ${pgb}/cases.csv device,precision)
-  set_tests_properties(cli_validate_group_by PROPERTIES PASS_REGULAR_EXPRESSION
-                       "^14 groups of 320 rows by device,precision: each its rows' MAPE and worst, 0 skipped")
-  add_test(NAME cli_validate_group_by_skipped
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_groups.py $<TARGET_FILE:steptime_cli>
-                   ${pgb}/calibration.csv ${pgb}/cases.csv precision --cost-model paleo-compat --ppp-compute 0.62
-                   --skip-unsupported)
-  set_tests_properties(cli_validate_group_by_skipped PROPERTIES PASS_REGULAR_EXPRESSION
-                       "^2 groups of 320 rows by precision: each its rows' MAPE and worst, 160 skipped")
+  # the categories alike.
+  function(group_by_test name data cases columns pass)
+    add_test(NAME cli_validate_group_by${name}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_groups.py $<TARGET_FILE:steptime_cli>
+                     ${data} ${cases} ${columns} ${ARGN})
+    set_tests_properties(cli_validate_group_by${name} PROPERTIES PASS_REGULAR_EXPRESSION "${pass}")
+  endfunction()
+  group_by_test("" ${pgb}/calibration.csv ${pgb}/cases.csv device,precision
+                "^14 groups of 320 rows by device,precision: each its rows' MAPE and worst, 0 skipped")
+  # paleo-compat has no FP16: the set's 160 FP16 rows (80 in each FP16 category) are skipped.
+  group_by_test(_skipped ${pgb}/calibration.csv ${pgb}/cases.csv precision
+                "^2 groups of 320 rows by precision: each its rows' MAPE and worst, 160 skipped"
+                --cost-model paleo-compat --ppp-compute 0.62 --skip-unsupported)
   # Rows without a batch (kernels, all-reduces) group as none beside the batches.
-  add_test(NAME cli_validate_group_by_batch
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_groups.py $<TARGET_FILE:steptime_cli>
-                   ${validation}/calibration.csv ${validation}/cases.csv model,batch)
-  set_tests_properties(cli_validate_group_by_batch PROPERTIES PASS_REGULAR_EXPRESSION
-                       " groups of 66 rows by model,batch: each its rows' MAPE and worst, 0 skipped")
+  group_by_test(_batch ${validation}/calibration.csv ${validation}/cases.csv model,batch
+                " groups of 66 rows by model,batch: each its rows' MAPE and worst, 0 skipped")
 endif()
 # The table's summary by device: the set's rows on each GPU (calibration.csv: 10 networks in 5 files on the 1080 Ti,
 # 3 on the P100, 8 on the V100 PCIe 32 GB from two platforms, 4 on each other GPU).
