@@ -202,6 +202,13 @@ if(Python3_FOUND)
   memory_fit(megatron_sc21 megatron-sc21/calibration.csv megatron-sc21/cases.csv "^fit: 1 of 1 rows .*memory 0\\.69-0\\.69 of")
   memory_fit(tf_k80 tf-benchmarks-k80/calibration.csv tf-benchmarks-k80/cases.csv "^fit: 23 of 23 rows .*memory 0\\.13-0\\.69 of")
   memory_fit(lambda_tf lambda-tf-benchmark/calibration.csv lambda-tf-benchmark/cases.csv "^fit: 40 of 40 rows .*memory 0\\.15-0\\.59 of")
+  memory_fit(tf_dlbs_rtx2080 tf-dlbs-rtx2080/calibration.csv tf-dlbs-rtx2080/cases.csv "^fit: 20 of 20 rows .*memory 0\\.11-0\\.75 of")
+  # DLBS's ResNet-18 and -34 (JSON) are what their script writes, and the script in the zoo's layout is the zoo's.
+  add_test(NAME cli_dlbs_resnets
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/dlbs_resnets.py $<TARGET_FILE:steptime_cli>
+                   ${validation}/tf-dlbs-rtx2080/nets)
+  set_tests_properties(cli_dlbs_resnets PROPERTIES PASS_REGULAR_EXPRESSION
+                       "resnet18: 11689512 parameters.*\nresnet34: 21797672 parameters")
   # Its eval rows hold an inference pass: weights and the few activations live at once, 0.01 of the GPU at least.
   memory_fit(dl_benchmark dl-benchmark-pytorch/calibration.csv dl-benchmark-pytorch/cases.csv
              "^fit: 60 of 60 rows .*memory 0\\.01-0\\.35 of")
@@ -222,6 +229,13 @@ add_test(NAME cli_validate_lambda_tf COMMAND ${cli} validate --data ${validation
          --cases ${validation}/lambda-tf-benchmark/cases.csv)
 set_tests_properties(cli_validate_lambda_tf PROPERTIES PASS_REGULAR_EXPRESSION
   "against 40 published measurements.*LTF-001 +lambda_tf_fp32 +alexnet +gtx-1080-ti +194\\.203 .*LTF-040 +lambda_tf_fp16 +vgg16 +v100-sxm3-32gb +842\\.105 .*\nlambda_tf_fp16 +20 .*\nlambda_tf_fp32 +20 +[0-9.]+% +[-+][0-9.]+% +0\n")
+# Held-out published training steps of ten CNNs on an RTX 2080 in TensorFlow 1.11 (DLBS's tf_cnn_benchmarks; its
+# ResNet-18 and -34 as JSON networks): every row predicted, the first row's step 32 images / 240.60 images/s =
+# 133.001 ms, the last row's 64 / 300.79 = 212.773 ms.
+add_test(NAME cli_validate_tf_dlbs_rtx2080 COMMAND ${cli} validate --data ${validation}/tf-dlbs-rtx2080/calibration.csv
+         --cases ${validation}/tf-dlbs-rtx2080/cases.csv)
+set_tests_properties(cli_validate_tf_dlbs_rtx2080 PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 20 published measurements.*TFD-001 +dlbs_tf_fp32 +vgg11:classes=1001 +rtx-2080 +133\\.001 .*TFD-020 +dlbs_tf_fp32 +nets/dlbs-resnet34\\.json +rtx-2080 +212\\.773 .*\ndlbs_tf_fp32 +20 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published passes of VGG-16, ResNet-152 and DenseNet-161 in PyTorch 0.3 and 1.0 (u39kun's
 # deep-learning-benchmark): every row predicted, the first forward pass 31.3 ms and forward-plus-backward 108.8 ms.
 add_test(NAME cli_validate_dl_benchmark COMMAND ${cli} validate

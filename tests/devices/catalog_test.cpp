@@ -21,7 +21,7 @@ const std::vector<std::string> required_names = {
     "paleo:GEFORCE_750_M", "paleo:CPU_I7", "k20x", "k40", "k80", "m40", "titan-x-maxwell", "titan-x-pascal",
     "gtx-1080-ti", "titan-xp", "gtx-1080", "p4", "quadro-p4000", "p100-pcie-16gb", "p100-sxm2-16gb",
     "v100-pcie-16gb", "v100-pcie-32gb", "v100-sxm2-16gb", "v100-sxm2-32gb", "v100-sxm3-32gb", "v100s-pcie-32gb", "titan-v", "t4",
-    "rtx-2070", "rtx-2080-ti", "quadro-rtx-4000", "titan-rtx", "quadro-rtx-5000", "quadro-rtx-6000",
+    "rtx-2070", "rtx-2080", "rtx-2080-ti", "quadro-rtx-4000", "titan-rtx", "quadro-rtx-5000", "quadro-rtx-6000",
     "quadro-rtx-8000", "a10", "rtx-3090", "rtx-3070", "rtx-3080", "a40", "rtx-a4000", "rtx-a5000", "rtx-a6000", "a30",
     "a100-pcie-40gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "l4", "l40s", "rtx-4090", "h100-pcie-80gb",
     "h100-sxm5-80gb", "h200-sxm-141gb", "b200", "mi250x", "mi300x"};
@@ -140,7 +140,7 @@ TEST_CASE("the FP32 peak matches SMs x FP32 FLOP per SM per clock x boost clock 
         {"v100-sxm3-32gb", 128}, {"t4", 128},           {"a10", 256},          {"a100-pcie-40gb", 128},
         {"a100-sxm4-40gb", 128}, {"a100-sxm4-80gb", 128}, {"l4", 256},          {"l40s", 256},
         {"titan-xp", 256},      {"gtx-1080", 256},    {"p4", 256},           {"quadro-p4000", 256},
-        {"v100s-pcie-32gb", 128}, {"titan-v", 128},    {"rtx-2070", 128},     {"rtx-2080-ti", 128},
+        {"v100s-pcie-32gb", 128}, {"titan-v", 128},    {"rtx-2070", 128},     {"rtx-2080", 128},     {"rtx-2080-ti", 128},
         {"quadro-rtx-4000", 128}, {"titan-rtx", 128},  {"rtx-3090", 256},     {"a40", 256},
         {"rtx-a4000", 256},     {"a30", 128},         {"rtx-4090", 256},
         {"quadro-rtx-5000", 128}, {"quadro-rtx-6000", 128}, {"quadro-rtx-8000", 128}, {"rtx-3070", 256},

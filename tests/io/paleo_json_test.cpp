@@ -116,6 +116,18 @@ TEST_CASE("a block named as a parent means its endpoint; blocks nest") {
     CHECK(net.at("out").output.str() == "48");  // 4x4x3 after the 2x2/2 pool
 }
 
+TEST_CASE("a Convolution has a bias unless it says \"bias\": false (PALEO's files give its shape)") {
+    // 3x3x3 weights to 8 channels: 216, and 8 biases.
+    CHECK(parse(net_with(conv_layer("conv", "[\"data\"]"))).at("conv").parameters == 224);
+    const std::string no_bias = R"("filter": [3, 3, 3, 8], "padding": "SAME", "bias": false)";
+    CHECK(parse(net_with(conv_layer("conv", "[\"data\"]", no_bias))).at("conv").parameters == 216);
+    const std::string paleo_shape = R"("filter": [3, 3, 3, 8], "padding": "SAME", "bias": [8])";  // overfeat.json's form
+    CHECK(parse(net_with(conv_layer("conv", "[\"data\"]", paleo_shape))).at("conv").parameters == 224);
+    CHECK_ERROR(parse_error,
+                parse(net_with(conv_layer("conv", "[\"data\"]", R"("filter": [3, 3, 3, 8], "padding": "SAME", "bias": 0)"))),
+                "origin.json", "layer 'conv'", "'bias'", "true, false or the bias's shape");
+}
+
 TEST_CASE("malformed documents: parse_error naming the origin") {
     CHECK_ERROR(parse_error, parse(R"({"layers": {)"), "origin.json", "malformed JSON");
     CHECK_ERROR(parse_error, parse("[1, 2]"), "origin.json", "JSON object");

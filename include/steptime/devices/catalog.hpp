@@ -227,6 +227,13 @@ inline const std::vector<device>& catalog() {
              .clock = mhz(1410), .boost_clock = mhz(1620), .tdp_watts = 175, .intra_node_link = pcie3,
              .source = "Turing whitepaper Appendix A (RTX 2070 reference clocks); base clock also in "
                        "Habitat's devices.yml"},
+            {.name = "rtx-2080", .description = "NVIDIA GeForce RTX 2080 (TU104)",
+             .peak = {.fp32 = fma_peak(2944, 1710), .fp16 = fma_peak(2 * 2944, 1710), .fp16_tensor = tflops(40.3)},
+             .memory_bandwidth = gbps(448), .memory_capacity = gib(8), .sm_count = 46,
+             .compute_capability = cc(7, 5),
+             .clock = mhz(1515), .boost_clock = mhz(1710), .tdp_watts = 215, .intra_node_link = pcie3,
+             .source = "Turing whitepaper Appendix A (RTX 2080 reference clocks; FP16 tensor with FP32 "
+                       "accumulate)"},
             {.name = "rtx-2080-ti", .description = "NVIDIA GeForce RTX 2080 Ti (TU102)",
              .peak = {.fp32 = fma_peak(4352, 1545), .fp16 = fma_peak(2 * 4352, 1545), .fp16_tensor = tflops(53.8)},
              .memory_bandwidth = gbps(616), .memory_capacity = gib(11), .sm_count = 68,

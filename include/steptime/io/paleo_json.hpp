@@ -359,6 +359,12 @@ private:
             c.stride = window(s, "strides", n);
             c.pad = padding_of(s, n);
             if (fl[2] != -1) c.in_channels = fl[2];
+            // PALEO's files give a bias its shape ("bias": [64]); steptime's extension "bias": false drops it.
+            if (auto it = s.find("bias"); it != s.end()) {
+                if (!it->is_boolean() && !it->is_array())
+                    fail(n, "field 'bias' must be true, false or the bias's shape, got " + excerpt(*it));
+                c.bias = !it->is_boolean() || it->get<bool>();
+            }
             return c;
         }
         if (type == "Pooling" || type == "AvgPool") {
