@@ -2,12 +2,11 @@
 cec704b/5ef7bbf) as PALEO JSON networks: the stride on the second 3x3 of a basic block, a 1x1 projection with batch
 norm on the first unit of every stage (the first stage's too), the stem padded by 3 and max-pooled without
 padding (55x55), 1001 classes. DLBS pads with tf.pad before each 3x3; here the convolutions pad themselves (SAME),
-which gives the same shapes and multiply-adds but leaves out the copies.
-Usage: python3 make_resnets.py [--torchvision] (--torchvision: the zoo's layout, to check the writer against it)"""
+which gives the same shapes and multiply-adds but leaves out the copies. Writes into the working directory."""
+import argparse
 import json
-import sys
 
-torchvision = "--torchvision" in sys.argv[1:]
+torchvision = False
 layers = {}
 
 
@@ -51,8 +50,18 @@ def resnet(name, units):
     return {"name": name, "layers": dict(layers)}
 
 
-for name, units in (("resnet18", [2, 2, 2, 2]), ("resnet34", [3, 4, 6, 3])):
-    path = f"{name}-torchvision.json" if torchvision else f"dlbs-{name}.json"
-    with open(path, "w") as f:
-        json.dump(resnet(path[:-5], units), f, indent=1)
-        f.write("\n")
+def main():
+    global torchvision
+    parser = argparse.ArgumentParser(description="Writes DLBS's ResNet-18 and -34 as PALEO JSON networks.")
+    parser.add_argument("--torchvision", action="store_true",
+                        help="the zoo's (torchvision's) layout instead, to check the writer against the zoo")
+    torchvision = parser.parse_args().torchvision
+    for name, units in (("resnet18", [2, 2, 2, 2]), ("resnet34", [3, 4, 6, 3])):
+        path = f"{name}-torchvision.json" if torchvision else f"dlbs-{name}.json"
+        with open(path, "w") as f:
+            json.dump(resnet(path[:-5], units), f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
