@@ -395,6 +395,33 @@ TEST_CASE("kernel: a convolution's data gradient is an implicit GEMM over its in
     CHECK(close(cost_of(k, net, "grouped", pass::backward_data, dev, 8).total().value(), forward));
 }
 
+TEST_CASE("no data gradient for the input data, padded or not; a pad's gradient is a slice") {
+    // The same 3x3 convolution of a 28x28x16 image padded by 1, by itself (explicit padding) and after a copy
+    // into a 30x30 tensor (ops::pad, then VALID): the same forward and weight-gradient work and neither computes
+    // a data gradient for the image. Behind a layer that is not data (the identity "x") both do.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(28, 28, 16)});
+    net.add("padded", zoo::detail::conv(32, {3, 3}, 1, {1, 1}, false), {"data"});
+    net.add("pad", ops::pad{{1, 1, 0}, {1, 1, 0}}, {"data"});
+    net.add("valid", zoo::detail::conv(32, {3, 3}, 1, {0, 0}, false), {"pad"});
+    net.add("x", ops::passthrough{}, {"data"});
+    net.add("x_pad", ops::pad{{1, 1, 0}, {1, 1, 0}}, {"x"});
+    net.add("x_valid", zoo::detail::conv(32, {3, 3}, 1, {0, 0}, false), {"x_pad"});
+    const device dev = test_device();
+    const cost::roofline r{.launch_overhead = seconds{}};  // the bytes' time alone
+    const auto cost = [&](const char* layer, pass p) { return cost_of(r, net, layer, p, dev, 4).total().value(); };
+    CHECK(cost("padded", pass::forward) == cost("valid", pass::forward));
+    CHECK(cost("padded", pass::backward_weights) == cost("valid", pass::backward_weights));
+    CHECK(cost("padded", pass::backward_data) == 0);
+    CHECK(cost("valid", pass::backward_data) == 0);
+    CHECK(cost("pad", pass::backward_data) == 0);
+    CHECK(cost("x_valid", pass::backward_data) > 0);
+    // The pad behind "x" slices its gradient: 28*28*16*4 = 50,176 elements read and written, 4 B each, at the test
+    // device's 1e11 B/s (the roofline at PPP 1); going forward it writes the 30*30*16*4 = 57,600 of the padded tensor.
+    CHECK(close(cost("x_pad", pass::backward_data), 2 * 4 * 50'176 / 1e11));
+    CHECK(close(cost("x_pad", pass::forward), 4 * (50'176 + 57'600) / 1e11));
+}
+
 TEST_CASE("kernel: with cudnn7 a 3x3 convolution on CUDA cores runs the faster of non-fused Winograd and its GEMM") {
     // 28x28 images, batch 4, no bias, on the test device (1 TFLOP/s at 0.94, no SM count: no quantization;
     // 1e11 B/s at 0.8). F(4x4,3x3) tiles each image 7 x 7 times: 196 tiles of 6x6.

@@ -96,6 +96,29 @@ TEST_CASE("vertices() is a topological order") {
     check(io::load_paleo_json(test_support::source_path("data/nets/paleo/inception_v3.json")));
 }
 
+TEST_CASE("input data: the network's input, and a pad or reshape of it; nothing computed from weights") {
+    // DLBS's ResNet stem pads the image by 3 for a VALID 7x7 convolution (tf.pad), then a ResNet pads each 3x3's input.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(224, 224, 3)});
+    net.add("stem_pad", ops::pad{{3, 3, 0}, {3, 3, 0}}, {"data"});
+    net.add("flat", ops::reshape::flatten(), {"stem_pad"});
+    net.add("stem", zoo::detail::conv(64, {7, 7}, 2, {0, 0}, false), {"stem_pad"});
+    net.add("relu", ops::activation{}, {"stem"});
+    net.add("pad", ops::pad{{1, 1, 0}, {1, 1, 0}}, {"relu"});
+    net.add("second_input", ops::input{tensor_shape::image(230, 230, 3)});
+    net.add("sum", ops::elementwise{}, {"stem_pad", "second_input"});  // data, but not a copy or view of it
+    const auto data = [&](const char* name) { return net.at(name).input_data; };
+    CHECK(data("data"));
+    CHECK(data("stem_pad"));
+    CHECK(data("flat"));
+    CHECK(data("second_input"));
+    CHECK_FALSE(data("stem"));
+    CHECK_FALSE(data("relu"));
+    CHECK_FALSE(data("pad"));
+    CHECK_FALSE(data("sum"));
+    CHECK(net.at("stem").output.str() == "112x112x64");  // (224 + 6 - 7) / 2 + 1
+}
+
 TEST_CASE("pass_bounds: chain, diamond, nested branches") {
     network net;
     net.add("data", ops::input{tensor_shape::image(4, 4, 4)});

@@ -380,6 +380,34 @@ TEST_CASE("elementwise add and multiply") {
     CHECK_INVALID(add.infer(shapes{img(8, 8, 16)}, "res_one"), "layer 'res_one'", "at least two inputs, got 1");
 }
 
+TEST_CASE("pad: a copy into a larger tensor, its gradient sliced back out") {
+    // DLBS's ResNet-18 pads each 3x3's input by 1 (tf.pad): 56x56x64 -> 58x58x64.
+    ops::pad op;
+    op.before = {1, 1, 0};
+    op.after = {1, 1, 0};
+    const auto a = applied_to(op, {img(56, 56, 64)});
+    CHECK(a.out.str() == "58x58x64");
+    CHECK(a.params == 0);
+    // batch 2: x = 56*56*64*2 = 401,408 input elements, y = 58*58*64*2 = 430,592 padded ones, 4 bytes each.
+    CHECK_WORK(work(op, phase::forward, a, 2), 0, 4.0 * 401'408, 4.0 * 430'592);
+    CHECK_WORK(work(op, phase::backward_data, a, 2), 0, 4.0 * 401'408, 4.0 * 401'408);
+    CHECK_WORK(work(op, phase::backward_weights, a, 2), 0, 0, 0);
+    // Uneven pads and channels (a ResNet's option-A shortcut pads channels): 7x7x16 -> (7+0+1)x(7+2+0)x(16+8+8).
+    ops::pad uneven;
+    uneven.before = {0, 2, 8};
+    uneven.after = {1, 0, 8};
+    CHECK(applied_to(uneven, {img(7, 7, 16)}).out.str() == "8x9x32");
+    ops::pad features;  // a flat input's one axis
+    features.before = {3, 0, 0};
+    CHECK(applied_to(features, {vec(10)}).out.str() == "13");
+
+    CHECK_INVALID(uneven.infer(shapes{vec(10)}, "pad_flat"), "layer 'pad_flat'", "axis 1", "rank-1", "10");
+    ops::pad negative;
+    negative.after = {-1, 0, 0};
+    CHECK_INVALID(negative.infer(shapes{img(4, 4, 4)}, "pad_neg"), "layer 'pad_neg'", "-1", "non-negative");
+    CHECK_INVALID(op.infer(shapes{img(4, 4, 4), img(4, 4, 4)}, "pad_two"), "layer 'pad_two'", "expects 1 input, got 2");
+}
+
 TEST_CASE("reshape and flatten: a view, no cost") {
     const shapes in{img(6, 6, 256)};  // 9,216 elements
     CHECK(applied_to(ops::reshape::flatten(), in).out.str() == "9216");

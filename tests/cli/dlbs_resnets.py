@@ -1,5 +1,5 @@
 """Fails unless validation/measured/tf-dlbs-rtx2080/nets/ holds what its make_resnets.py writes, and unless that
-script, told to write the zoo's layout (--torchvision), gives the zoo's resnet18 and resnet34: their parameter
+script, told to write the zoo's layout (--torchvision), gives the zoo's resnet18, 34, 50 and 101: their parameter
 counts exactly and their predicted steps within 0.1% (the JSON head pools and scores as any layer, the zoo's as a
 global pool and a loss), so that DLBS's networks differ from the zoo's only where DLBS's code does.
 Usage: dlbs_resnets.py STEPTIME NETS_DIR"""
@@ -23,11 +23,12 @@ def step(model):
 
 with tempfile.TemporaryDirectory() as work:
     subprocess.run([sys.executable, script], cwd=work, check=True)
-    for name in ("dlbs-resnet18.json", "dlbs-resnet34.json"):
+    zoo_names = ("resnet18", "resnet34", "resnet50", "resnet101")
+    for name in (f"dlbs-{zoo}.json" for zoo in zoo_names):
         if not filecmp.cmp(os.path.join(work, name), os.path.join(nets, name), shallow=False):
             sys.exit(f"{name} differs from what make_resnets.py writes: run it in {nets}")
     subprocess.run([sys.executable, script, "--torchvision"], cwd=work, check=True)
-    for zoo in ("resnet18", "resnet34"):
+    for zoo in zoo_names:
         (zoo_s, zoo_p), (json_s, json_p) = step(zoo), step(os.path.join(work, f"{zoo}-torchvision.json"))
         if json_p != zoo_p or abs(json_s / zoo_s - 1) > 1e-3:
             sys.exit(f"{zoo}: the script's zoo layout has {json_p} parameters and a {json_s * 1e3:.3f} ms step, "

@@ -128,6 +128,29 @@ TEST_CASE("a Convolution has a bias unless it says \"bias\": false (PALEO's file
                 "origin.json", "layer 'conv'", "'bias'", "true, false or the bias's shape");
 }
 
+TEST_CASE("a Pad layer (steptime's extension, tf.pad's paddings) copies its input into a larger tensor") {
+    const auto pad = [](const std::string& paddings) {
+        return net_with(R"("pad": {"parents": ["data"], "type": "Pad", "paddings": )" + paddings + "}");
+    };
+    // The 8x8x3 input padded by 1 above and 2 below, 3 left and 0 right: 11x11x3; then a VALID 3x3 convolution.
+    const network net = parse(net_with(R"("pad": {"parents": ["data"], "type": "Pad", "paddings": [[0, 0], [1, 2], [3, 0], [0, 0]]}, )" +
+                                       conv_layer("conv", R"(["pad"])", R"("filter": [3, 3, 3, 8], "padding": "VALID")")));
+    CHECK(net.at("pad").output.str() == "11x11x3");
+    CHECK(net.at("conv").output.str() == "9x9x8");
+    CHECK(parse(pad("[[0, 0], [0, 0], [0, 0], [2, 3]]")).at("pad").output.str() == "8x8x8");  // channels too
+
+    CHECK_ERROR(parse_error, parse(net_with(R"("pad": {"parents": ["data"], "type": "Pad"})")), "origin.json", "layer 'pad'",
+                "missing field 'paddings'");
+    // Three pairs for the 4 axes of an NHWC image; a pair of three; a pad that is not an integer; a negative pad; the batch.
+    CHECK_ERROR(parse_error, parse(pad("[[0, 0], [1, 1], [1, 1]]")), "origin.json", "layer 'pad'", "must be 4 pairs",
+                "[[0,0],[1,1],[1,1]]");
+    CHECK_ERROR(parse_error, parse(pad("[[0, 0], [1, 1, 1], [1, 1], [0, 0]]")), "origin.json", "layer 'pad'", "4 pairs");
+    CHECK_ERROR(parse_error, parse(pad("[[0, 0], [1, 1.5], [1, 1], [0, 0]]")), "origin.json", "layer 'pad'", "'paddings'",
+                "1.5");
+    CHECK_ERROR(parse_error, parse(pad("[[0, 0], [1, -1], [1, 1], [0, 0]]")), "origin.json", "layer 'pad'", "negative");
+    CHECK_ERROR(parse_error, parse(pad("[[1, 0], [1, 1], [1, 1], [0, 0]]")), "origin.json", "layer 'pad'", "the batch");
+}
+
 TEST_CASE("malformed documents: parse_error naming the origin") {
     CHECK_ERROR(parse_error, parse(R"({"layers": {)"), "origin.json", "malformed JSON");
     CHECK_ERROR(parse_error, parse("[1, 2]"), "origin.json", "JSON object");

@@ -239,8 +239,7 @@ private:
     // each reading two output-sized tensors and writing one. Nothing back-propagates into the input data.
     layer_time gradient_sums(const network& net, network::vertex v, pass p, const cost_context& c) const {
         const auto readers = std::ranges::distance(net.children(v));
-        if (!c.framework_kernels || (p != pass::backward && p != pass::backward_data) || readers < 2 ||
-            std::holds_alternative<ops::input>(net[v].op))
+        if (!c.framework_kernels || (p != pass::backward && p != pass::backward_data) || readers < 2 || net[v].input_data)
             return {};
         const double elements = static_cast<double>(net[v].output.elements()) * static_cast<double>(c.batch);
         const double bytes = elements * element_bytes(c.precision);

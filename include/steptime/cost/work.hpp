@@ -106,15 +106,14 @@ inline work_args args_of(const network& net, network::vertex v, const cost_conte
     return {l.inputs, l.output, static_cast<double>(c.batch), element_bytes(c.precision), l.parameters, c.inference};
 }
 
-// Work of one pass of one layer. The data gradient of a layer fed only by the network's input is not
-// computed (no framework back-propagates into its input data), but for a recurrent layer's: cuDNN's
-// backward-data call always writes dx, and goes back through time, which the weight gradients need.
+// Work of one pass of one layer. The data gradient of a layer fed only by the network's input data (a pad or
+// reshape of it included) is not computed (no framework back-propagates into its input data), but for a recurrent
+// layer's: cuDNN's backward-data call always writes dx, and goes back through time, which the weight gradients need.
 inline op_work pass_work(const network& net, network::vertex v, pass p, const cost_context& c) {
     const auto& l = net[v];
     const work_args a = args_of(net, v, c);
-    const bool needs_data_gradient =
-        std::holds_alternative<ops::recurrent>(l.op) ||
-        !std::ranges::all_of(net.parents(v), [&](auto q) { return std::holds_alternative<ops::input>(net[q].op); });
+    const bool needs_data_gradient = std::holds_alternative<ops::recurrent>(l.op) ||
+                                     !std::ranges::all_of(net.parents(v), [&](auto q) { return net[q].input_data; });
     const auto data = [&] { return needs_data_gradient ? ops::work(l.op, phase::backward_data, a) : op_work{}; };
     switch (p) {
         case pass::forward: return ops::work(l.op, phase::forward, a);

@@ -1,6 +1,7 @@
 // steptime/graph/network.hpp: the network DAG over Boost.Graph, built layer by layer with shape inference.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <initializer_list>
@@ -40,6 +41,9 @@ struct layer {
     // The repeated unit it belongs to (a transformer layer), numbered from 1; 0: none. Pipeline stages take whole
     // blocks, as Megatron-LM gives each stage an equal share of the transformer layers.
     int block = 0;
+    // The network's input data, or a copy or view of it (ops::moves_data: a pad, a reshape): no gradient flows into
+    // it, so the layers it feeds compute none for it.
+    bool input_data = false;
 };
 
 template <class Op>
@@ -83,6 +87,9 @@ public:
         } catch (const invalid_model& e) {
             throw invalid_model("layer '" + l.name + "': " + e.what());
         }
+        l.input_data = from.empty() || (ops::moves_data(l.op) && std::ranges::all_of(from, [&](vertex u) {
+                                            return g_[u].input_data;
+                                        }));
         const vertex v = boost::add_vertex(std::move(l), g_);
         for (vertex u : from) boost::add_edge(u, v, g_);
         by_name_.emplace(g_[v].name, v);

@@ -404,6 +404,7 @@ private:
                 if (d == -1) d = 0;
             return ops::reshape{per_sample};
         }
+        if (type == "Pad") return pad_of(s, n, parents.size() == 1 ? net.find(parents[0]) : std::nullopt, net);
         if (type == "Elementwise") return ops::elementwise{};
         if (type == "BatchNorm") return ops::batch_norm{};
         if (type == "LRN") return ops::lrn{};
@@ -412,7 +413,40 @@ private:
         if (type == "Accuracy" || type == "Scale") return ops::passthrough{type};
         fail(n, "unknown layer type '" + type +
                     "' (expected Input, Convolution, Pooling, AvgPool, InnerProduct, Dropout, Concatenate, Softmax, "
-                    "Reshape, Elementwise, BatchNorm, LRN, ReLU, Sigmoid, Accuracy, Scale, Block or ModelParallel)");
+                    "Reshape, Pad, Elementwise, BatchNorm, LRN, ReLU, Sigmoid, Accuracy, Scale, Block or ModelParallel)");
+    }
+
+    // steptime's extension, tf.pad's argument: "paddings": [[0, 0], [top, bottom], [left, right], [0, 0]], a pair
+    // of pads per axis of the input, NHWC for an image (two pairs for a flat one), the batch's [0, 0] first.
+    ops::pad pad_of(const json& spec, const std::string& layer, std::optional<network::vertex> parent,
+                    const network& net) const {
+        const auto& v = field(spec, "paddings", layer);
+        const auto pair = [](const json& p) { return p.is_array() && p.size() == 2; };
+        const auto shown = [&v] {  // a row at a time: excerpt() shows a nested array as [...]
+            if (!v.is_array()) return excerpt(v);
+            std::string t = "[";
+            for (std::size_t i = 0; i < std::min<std::size_t>(v.size(), 5); ++i) {
+                if (i) t += ',';
+                t += excerpt(v[i]);
+            }
+            return t + (v.size() > 5 ? ",...]" : "]");
+        };
+        const std::size_t axes = parent ? static_cast<std::size_t>(net[*parent].output.rank) + 1 : v.size();
+        if (!v.is_array() || v.size() != axes || v.size() < 2 || v.size() > 4 ||
+            !std::all_of(v.begin(), v.end(), pair))
+            fail(layer, "field 'paddings' must be " + (parent ? std::to_string(axes) : std::string("2 to 4")) +
+                            " pairs of pads, one per axis of the input, [[0, 0], [top, bottom], [left, right], [0, 0]] "
+                            "for an NHWC image; got " + shown());
+        ops::pad p;
+        for (std::size_t axis = 0; axis < v.size(); ++axis) {
+            const std::int64_t before = integer(v[axis][0], layer, "paddings");
+            const std::int64_t after = integer(v[axis][1], layer, "paddings");
+            if (before < 0 || after < 0) fail(layer, "field 'paddings' holds a negative pad: " + shown());
+            if (axis == 0 && (before || after))
+                fail(layer, "field 'paddings' pads the batch: " + shown() + ", expected [0, 0] first");
+            if (axis > 0) p.before[axis - 1] = before, p.after[axis - 1] = after;
+        }
+        return p;
     }
 };
 

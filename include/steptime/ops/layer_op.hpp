@@ -31,8 +31,8 @@ concept Operation = requires(const T& op, std::span<const tensor_shape> in, cons
 
 using layer_op = std::variant<ops::input, ops::conv2d, ops::deconv2d, ops::pool2d, ops::dense, ops::lrn,
                               ops::batch_norm, ops::activation, ops::dropout, ops::softmax,
-                              ops::softmax_cross_entropy, ops::concat, ops::elementwise, ops::reshape,
-                              ops::passthrough, ops::recurrent, ops::layer_norm, ops::embedding, ops::attention>;
+                              ops::softmax_cross_entropy, ops::concat, ops::elementwise, ops::pad,
+                              ops::reshape, ops::passthrough, ops::recurrent, ops::layer_norm, ops::embedding, ops::attention>;
 
 namespace ops {
 // The variant forwards to the alternative it holds.
@@ -65,6 +65,16 @@ template <class Op>
     requires(!std::is_convertible_v<const Op&, layer_op>)
 std::int64_t parameter_tensors(const Op&, std::int64_t parameters) {
     return parameters > 0 ? 1 : 0;
+}
+// Whether the operation's output is its input's values, copied or viewed (a pad, a reshape): of the network's input
+// data, still data (basic_network's layer::input_data).
+inline bool moves_data(const layer_op& op) {
+    return std::holds_alternative<pad>(op) || std::holds_alternative<reshape>(op);
+}
+template <class Op>
+    requires(!std::is_convertible_v<const Op&, layer_op>)
+bool moves_data(const Op&) {
+    return false;
 }
 inline op_work work(const layer_op& op, phase p, const work_args& a) {
     return std::visit([&](const auto& o) { return o.work(p, a); }, op);

@@ -1,6 +1,7 @@
-// steptime/ops/structural.hpp: concatenation, element-wise add/multiply, reshape and flatten.
+// steptime/ops/structural.hpp: concatenation, element-wise add/multiply, zero padding, reshape and flatten.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "steptime/ops/common.hpp"
@@ -84,6 +85,44 @@ struct elementwise {
                 if (op == operation::add) return {};
                 if (equal) return {k * (k - 1) * x, (k + 1) * e * x, k * e * x};
                 return {(k * (k - 1) + small) * x, e * (x + in), e * in};
+            case phase::backward_weights: return {};
+        }
+        return {};
+    }
+};
+
+// Zero padding copied into a new tensor (TensorFlow's tf.pad, Keras's ZeroPadding2D): each per-sample axis
+// (an image's H, W and C) grows by its pads before and after. The forward pass writes the larger tensor, its
+// border zeros included; the data gradient is the slice of the incoming one that the input occupies
+// (TensorFlow's Pad gradient is a Slice).
+struct pad {
+    static constexpr std::string_view kind = "pad";
+    std::array<std::int64_t, 3> before{}, after{};  // per-sample axes; those beyond the input's rank stay 0
+
+    tensor_shape infer(std::span<const tensor_shape> in, const std::string& layer) const {
+        detail::require_inputs(in, 1, layer);
+        tensor_shape out = in[0];
+        for (int d = 0; d < 3; ++d) {
+            detail::require(before[d] >= 0 && after[d] >= 0, layer,
+                            "pads of axis " + std::to_string(d) + " are " + std::to_string(before[d]) + " and " +
+                                std::to_string(after[d]) + ", expected non-negative sizes");
+            detail::require(d < in[0].rank || (before[d] == 0 && after[d] == 0), layer,
+                            "pads axis " + std::to_string(d) + " of a rank-" + std::to_string(in[0].rank) + " input " +
+                                in[0].str());
+            if (d < out.rank) {
+                const std::string what = "layer '" + layer + "'";
+                out.dims[d] = steptime::detail::checked_add(
+                    out.dims[d], steptime::detail::checked_add(before[d], after[d], what), what);
+            }
+        }
+        return make_shape(out.dims, out.rank, "layer '" + layer + "'");
+    }
+    std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
+    op_work work(phase p, const work_args& a) const {
+        const double e = a.element_bytes, x = detail::elems(a.inputs[0]) * a.batch, y = detail::elems(a.output) * a.batch;
+        switch (p) {
+            case phase::forward: return {0, e * x, e * y};        // the input in, the padded tensor out
+            case phase::backward_data: return {0, e * x, e * x};  // the gradient's interior, sliced out
             case phase::backward_weights: return {};
         }
         return {};
