@@ -817,7 +817,11 @@ private:
                 if (d == -1) d = 0;
             return ops::reshape{per_sample};
         }
-        if (type == "Pad") return pad_of(s, n, parents.size() == 1 ? net.find(parents[0]) : std::nullopt, net);
+        if (type == "Pad") {
+            const auto parent = parents.size() == 1 ? net.find(parents[0]) : std::nullopt;  // added: parents come first
+            if (!parent) fail(n, "a Pad layer has one parent, got " + std::to_string(parents.size()));
+            return pad_of(s, n, net[*parent].output.rank);
+        }
         if (type == "Elementwise") return ops::elementwise{};
         if (type == "BatchNorm") return ops::batch_norm{};
         if (type == "LRN") return ops::lrn{};
@@ -831,8 +835,7 @@ private:
 
     // steptime's extension, tf.pad's argument: "paddings": [[0, 0], [top, bottom], [left, right], [0, 0]], a pair
     // of pads per axis of the input, NHWC for an image (two pairs for a flat one), the batch's [0, 0] first.
-    ops::pad pad_of(const json& spec, const std::string& layer, std::optional<network::vertex> parent,
-                    const network& net) const {
+    ops::pad pad_of(const json& spec, const std::string& layer, int input_rank) const {
         const auto& v = field(spec, "paddings", layer);
         const auto pair = [](const json& p) { return p.is_array() && p.size() == 2; };
         const auto shown = [&v] {  // a row at a time: excerpt() shows a nested array as [...]
@@ -844,12 +847,12 @@ private:
             }
             return t + (v.size() > 5 ? ",...]" : "]");
         };
-        const std::size_t axes = parent ? static_cast<std::size_t>(net[*parent].output.rank) + 1 : v.size();
-        if (!v.is_array() || v.size() != axes || v.size() < 2 || v.size() > 4 ||
-            !std::all_of(v.begin(), v.end(), pair))
-            fail(layer, "field 'paddings' must be " + (parent ? std::to_string(axes) : std::string("2 to 4")) +
-                            " pairs of pads, one per axis of the input, [[0, 0], [top, bottom], [left, right], [0, 0]] "
-                            "for an NHWC image; got " + shown());
+        const auto axes = static_cast<std::size_t>(input_rank) + 1;  // the batch's and the sample's
+        if (!v.is_array() || v.size() != axes || !std::all_of(v.begin(), v.end(), pair))
+            fail(layer, "field 'paddings' must be " + std::to_string(axes) + " pairs of pads, one per axis of the input (" +
+                            (axes == 4 ? "[[0, 0], [top, bottom], [left, right], [0, 0]] for an NHWC image"
+                                       : "[[0, 0], [before, after], ...]") +
+                            "), got " + shown());
         ops::pad p;
         for (std::size_t axis = 0; axis < v.size(); ++axis) {
             const std::int64_t before = integer(v[axis][0], layer, "paddings");

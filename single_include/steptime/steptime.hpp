@@ -1801,7 +1801,7 @@ struct pad {
                             "pads axis " + std::to_string(d) + " of a rank-" + std::to_string(in[0].rank) + " input " +
                                 in[0].str());
             if (d < out.rank) {
-                const std::string what = "layer '" + layer + "'";
+                const std::string what = "layer '" + layer + "', padding axis " + std::to_string(d);
                 out.dims[d] = steptime::detail::checked_add(
                     out.dims[d], steptime::detail::checked_add(before[d], after[d], what), what);
             }
@@ -1885,8 +1885,8 @@ concept Operation = requires(const T& op, std::span<const tensor_shape> in, cons
 
 using layer_op = std::variant<ops::input, ops::conv2d, ops::deconv2d, ops::pool2d, ops::dense, ops::lrn,
                               ops::batch_norm, ops::activation, ops::dropout, ops::softmax,
-                              ops::softmax_cross_entropy, ops::concat, ops::elementwise, ops::pad,
-                              ops::reshape, ops::passthrough, ops::recurrent, ops::layer_norm, ops::embedding, ops::attention>;
+                              ops::softmax_cross_entropy, ops::concat, ops::elementwise, ops::pad, ops::reshape,
+                              ops::passthrough, ops::recurrent, ops::layer_norm, ops::embedding, ops::attention>;
 
 namespace ops {
 // The variant forwards to the alternative it holds.
@@ -5718,8 +5718,9 @@ const entry<Net>* find(std::string_view name) {
 //       zoo::find(name)->build(options).
 //
 // The single operation's data gradient is costed, as a kernel benchmark's backward-data pass is real
-// work: the library skips the data gradient of a layer fed only by the network's input (nobody needs
-// it in training), so the operation is fed through a free identity layer "x" (ops::passthrough).
+// work: the library skips the data gradient of a layer fed only by the network's input data, or a pad or
+// reshape of it (nobody needs it in training), so the operation is fed through a free identity layer "x"
+// (ops::passthrough, which is neither).
 
 #include <charconv>
 

@@ -149,6 +149,22 @@ TEST_CASE("a Pad layer (steptime's extension, tf.pad's paddings) copies its inpu
                 "1.5");
     CHECK_ERROR(parse_error, parse(pad("[[0, 0], [1, -1], [1, 1], [0, 0]]")), "origin.json", "layer 'pad'", "negative");
     CHECK_ERROR(parse_error, parse(pad("[[1, 0], [1, 1], [1, 1], [0, 0]]")), "origin.json", "layer 'pad'", "the batch");
+    // One parent, no more, no fewer.
+    CHECK_ERROR(parse_error, parse(net_with(R"("pad": {"parents": [], "type": "Pad", "paddings": [[0, 0], [1, 1]]})")),
+                "origin.json", "layer 'pad'", "one parent, got 0");
+    CHECK_ERROR(parse_error,
+                parse(net_with(R"("pad": {"parents": ["data", "data"], "type": "Pad", "paddings": [[0, 0], [1, 1]]})")),
+                "origin.json", "layer 'pad'", "one parent, got 2");
+    // A flat input (100 features) has two axes, the batch's and its own: 2 + 100 + 3 = 105 features.
+    const std::string flat = R"({"name": "t", "layers": {"data": {"parents": [], "type": "Input", "tensor": [2, 100]}, )";
+    CHECK(parse(flat + R"("pad": {"parents": ["data"], "type": "Pad", "paddings": [[0, 0], [2, 3]]}}})").at("pad").output.str() ==
+          "105");
+    CHECK_ERROR(parse_error,
+                parse(flat + R"("pad": {"parents": ["data"], "type": "Pad", "paddings": [[0, 0], [1, 1], [1, 1], [0, 0]]}}})"),
+                "origin.json", "layer 'pad'", "must be 2 pairs");
+    // Pads that overflow the dimension: invalid_model naming the layer and the axis.
+    CHECK_ERROR(invalid_model, parse(pad("[[0, 0], [9223372036854775807, 1], [1, 1], [0, 0]]")), "origin.json",
+                "layer 'pad'", "padding axis 0");
 }
 
 TEST_CASE("malformed documents: parse_error naming the origin") {

@@ -31,8 +31,8 @@ concept Operation = requires(const T& op, std::span<const tensor_shape> in, cons
 
 using layer_op = std::variant<ops::input, ops::conv2d, ops::deconv2d, ops::pool2d, ops::dense, ops::lrn,
                               ops::batch_norm, ops::activation, ops::dropout, ops::softmax,
-                              ops::softmax_cross_entropy, ops::concat, ops::elementwise, ops::pad,
-                              ops::reshape, ops::passthrough, ops::recurrent, ops::layer_norm, ops::embedding, ops::attention>;
+                              ops::softmax_cross_entropy, ops::concat, ops::elementwise, ops::pad, ops::reshape,
+                              ops::passthrough, ops::recurrent, ops::layer_norm, ops::embedding, ops::attention>;
 
 namespace ops {
 // The variant forwards to the alternative it holds.

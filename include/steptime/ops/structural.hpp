@@ -110,7 +110,7 @@ struct pad {
                             "pads axis " + std::to_string(d) + " of a rank-" + std::to_string(in[0].rank) + " input " +
                                 in[0].str());
             if (d < out.rank) {
-                const std::string what = "layer '" + layer + "'";
+                const std::string what = "layer '" + layer + "', padding axis " + std::to_string(d);
                 out.dims[d] = steptime::detail::checked_add(
                     out.dims[d], steptime::detail::checked_add(before[d], after[d], what), what);
             }

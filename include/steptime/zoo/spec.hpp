@@ -21,8 +21,9 @@
 //       zoo::find(name)->build(options).
 //
 // The single operation's data gradient is costed, as a kernel benchmark's backward-data pass is real
-// work: the library skips the data gradient of a layer fed only by the network's input (nobody needs
-// it in training), so the operation is fed through a free identity layer "x" (ops::passthrough).
+// work: the library skips the data gradient of a layer fed only by the network's input data, or a pad or
+// reshape of it (nobody needs it in training), so the operation is fed through a free identity layer "x"
+// (ops::passthrough, which is neither).
 #pragma once
 
 #include <charconv>
