@@ -515,6 +515,42 @@ TEST_CASE("kernel: a convolution's FP32 gradients on CUDA cores of wide SMs run 
                 150'994'944 / 0.75e12 * (1.48 - 1)));
 }
 
+TEST_CASE("kernel: cuDNN 9's FP32 convolutions on Hopper run below the wide SGEMM rate") {
+    // The 1x1 convolution above (2048 x 128 x 128, 67,108,864 FLOPs a pass, whole tiles and waves on 4 wide SMs)
+    // on a device of compute capability 9.0: at 0.68 of the wide rate (simt_conv_cudnn9_hopper), the gradients at
+    // their own fractions of that.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(16, 16, 128)});
+    net.add("x", ops::passthrough{}, {"data"});
+    net.add("pointwise", zoo::detail::conv(128, {1, 1}, 1, {0, 0}, false), {"x"});
+    net.add("winograd", zoo::detail::conv(128, {3, 3}, 1, {1, 1}, false), {"x"});
+    net.add("grouped", zoo::detail::conv(128, {1, 1}, 1, {0, 0}, false, 4), {"x"});
+    net.add("rgb", ops::input{tensor_shape::image(16, 16, 3)});
+    net.add("first", zoo::detail::conv(128, {1, 1}, 1, {0, 0}, false), {"rgb"});
+    device hopper = test_device();
+    hopper.sm_count = 4;
+    hopper.compute_capability = cuda_compute_capability{9, 0};
+    device ada = hopper;
+    ada.compute_capability = cuda_compute_capability{8, 9};
+    const auto time = [&](const cost::kernel& k, const device& dev, const char* layer, pass p,
+                          element_type e = element_type::fp32) {
+        return k.layer(net, *net.find(layer), p, cost_context{dev, 8, e}).total().value();
+    };
+    const cost::kernel k{};
+    const double flops = 67'108'864;
+    CHECK(close(time(k, hopper, "pointwise", pass::forward), flops / (0.75e12 * 0.68) + 5e-6));
+    CHECK(close(time(k, hopper, "pointwise", pass::backward_data), flops / (0.75e12 * 0.68 / 1.34) + 5e-6));
+    CHECK(close(time(k, ada, "pointwise", pass::forward), flops / 0.75e12 + 5e-6));
+    // Not with cuDNN 7, nor under the flat Winograd share, nor for a grouped convolution or one whose 3 channels
+    // fill no 16-byte load (other kernels), nor in FP16.
+    const cost::kernel k7{.library = cost::conv_library::cudnn7};
+    CHECK(close(time(k7, hopper, "pointwise", pass::forward), time(k7, ada, "pointwise", pass::forward)));
+    for (const char* layer : {"winograd", "grouped", "first"})
+        CHECK(close(time(k, hopper, layer, pass::forward), time(k, ada, layer, pass::forward)));
+    CHECK(close(time(k, hopper, "pointwise", pass::forward, element_type::fp16),
+                time(k, ada, "pointwise", pass::forward, element_type::fp16)));
+}
+
 TEST_CASE("kernel: Kepler's 48-lane schedulers reach a lower share of the FP32 peak in GEMMs") {
     // A [2048 x 128][128 x 128] GEMM (a 1x1 convolution, batch 8 of 16x16 images: 67,108,864 FLOPs), 16 tiles of
     // 128 in 4 whole waves on 4 SMs. At 1.536 TFLOP/s and 1000 MHz those SMs have 1.536e12 / (2 x 4 SMs x 1e9 x 4)
@@ -623,9 +659,10 @@ TEST_CASE("kernel: tensor cores for aligned channels in half precision, CUDA cor
     // 3 channels: FP16 on the SIMT pipe, at the CUDA-core matmul efficiency.
     CHECK(close(compute("odd", element_type::fp16), odd / (31.4e12 * 0.94 * u(64, 147))));
     // An H100's SMs have 128 (66.9e12 / (2 x 132 x 1.98 GHz)): every instruction but FFMA takes an FFMA's
-    // issue slot, 0.75.
+    // issue slot, 0.75 (with cuDNN 7's kernels; cuDNN 9's reach 0.68 of that on Hopper: simt_conv_cudnn9_hopper).
     const device& h100 = devices::get("h100-sxm5-80gb");
-    const double h100_fp32 = k.layer(net, *net.find("aligned"), pass::forward, cost_context{h100, 256, element_type::fp32})
+    const cost::kernel k7{.launch_overhead = seconds_of(0), .library = cost::conv_library::cudnn7};
+    const double h100_fp32 = k7.layer(net, *net.find("aligned"), pass::forward, cost_context{h100, 256, element_type::fp32})
                                  .compute.value();
     CHECK(close(h100_fp32, aligned / (66.9e12 * 0.75 * k.utilization({rows, 512, 512, 1}, h100))));
     // A P100's SMs have 64 lanes too (10.6e12 / (2 x 56 x 1.48 GHz)), but in two schedulers of 32 (compute

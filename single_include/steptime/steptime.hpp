@@ -2845,6 +2845,13 @@ struct kernel_efficiency {
     // times); the H100's ResNet-50 conv1 at batch 64 in FP32, 0.83 ms (cuDNN 9, conv_layers.csv). So priced: 2.25,
     // 0.49, 0.89 ms.
     double gathered_weight_gradient_instructions = 3;
+    // cuDNN 9 runs FP32 convolutions on Hopper (compute capability 9.x) with kernels built for the A100's 64-lane
+    // SMs (`sm80_xmma_*_ffma`, the H100's ResNet-50 profile), which reach less of a 128-lane Hopper SM than cuBLAS's
+    // SGEMM (simt_matmul_wide): the H100's ResNet-50 1x1 convolutions timed alone in FP32 (a fit network;
+    // conv_layers.csv), summed, took 1/0.68, 1/0.68 and 1/0.67 of the model's time at that rate (forward, data
+    // gradient, weight gradient). For the ungrouped convolutions whose channels fill 16-byte loads, as those; not
+    // under the flat Winograd share.
+    ratio simt_conv_cudnn9_hopper = ratio_of(0.68);
     ratio tensor_matmul = ratio_of(0.75);  // HGEMM on tensor cores, large sizes (DeepBench V100 72-90%)
     ratio memory = ratio_of(0.80);  // element-wise and normalization kernels, of DRAM bandwidth
     // Kernels that walk NCHW tensors across their channel planes: batch norm's per-channel reductions
@@ -2928,6 +2935,7 @@ struct kernel {
         steptime::detail::require_ppp(name, "simt_matmul_dual_issue", efficiency.simt_matmul_dual_issue);
         steptime::detail::require_ppp(name, "simt_wide_data_gradient", efficiency.simt_wide_data_gradient);
         steptime::detail::require_ppp(name, "simt_wide_weight_gradient", efficiency.simt_wide_weight_gradient);
+        steptime::detail::require_ppp(name, "simt_conv_cudnn9_hopper", efficiency.simt_conv_cudnn9_hopper);
         steptime::detail::require_ppp(name, "tensor_matmul", efficiency.tensor_matmul);
         steptime::detail::require_ppp(name, "memory", efficiency.memory);
         steptime::detail::require_ppp(name, "nchw_strided", efficiency.nchw_strided);
@@ -3268,6 +3276,10 @@ private:
                     rate *= weights ? efficiency.simt_wide_weight_gradient : efficiency.simt_wide_data_gradient;
                 if (weights) simt *= efficiency.simt_wide_weight_gradient;
             }
+            if (!tensor_pipe && !flat_winograd && aligned && k.shape.groups == 1 && k.convolution &&
+                element_bytes(c.precision) == 4 && library == conv_library::cudnn9 && c.dev.compute_capability &&
+                c.dev.compute_capability->major == 9)
+                rate *= efficiency.simt_conv_cudnn9_hopper;
             // An NCHW first layer's weight gradient (not a grouped one's: the H100's ResNeXt layers of 4 FP16
             // channels a group ran at their GEMM's rate): its instructions per FFMA, which holds a wide SM's scheduler
             // one cycle and a 16-lane one's two. (cudnn7's Winograd for a 3x3 first layer fills 3/64 of its tiles:
