@@ -525,13 +525,15 @@ TEST_CASE("kernel: cuDNN 9's FP32 convolutions on Hopper run below the wide SGEM
     net.add("pointwise", zoo::detail::conv(128, {1, 1}, 1, {0, 0}, false), {"x"});
     net.add("winograd", zoo::detail::conv(128, {3, 3}, 1, {1, 1}, false), {"x"});
     net.add("grouped", zoo::detail::conv(128, {1, 1}, 1, {0, 0}, false, 4), {"x"});
+    // A 7x7 first layer on RGB: 2 * 2048 * 147 * 128 = 77,070,336 FLOPs, compute-bound like the others.
     net.add("rgb", ops::input{tensor_shape::image(16, 16, 3)});
-    net.add("first", zoo::detail::conv(128, {1, 1}, 1, {0, 0}, false), {"rgb"});
+    net.add("first", zoo::detail::conv(128, {7, 7}, 1, {3, 3}, false), {"rgb"});
     device hopper = test_device();
     hopper.sm_count = 4;
     hopper.compute_capability = cuda_compute_capability{9, 0};
-    device ada = hopper;
+    device ada = hopper, blackwell = hopper;
     ada.compute_capability = cuda_compute_capability{8, 9};
+    blackwell.compute_capability = cuda_compute_capability{10, 0};
     const auto time = [&](const cost::kernel& k, const device& dev, const char* layer, pass p,
                           element_type e = element_type::fp32) {
         return k.layer(net, *net.find(layer), p, cost_context{dev, 8, e}).total().value();
@@ -540,7 +542,11 @@ TEST_CASE("kernel: cuDNN 9's FP32 convolutions on Hopper run below the wide SGEM
     const double flops = 67'108'864;
     CHECK(close(time(k, hopper, "pointwise", pass::forward), flops / (0.75e12 * 0.68) + 5e-6));
     CHECK(close(time(k, hopper, "pointwise", pass::backward_data), flops / (0.75e12 * 0.68 / 1.34) + 5e-6));
-    CHECK(close(time(k, ada, "pointwise", pass::forward), flops / 0.75e12 + 5e-6));
+    // The weight gradient, one tile split 4 ways, at 0.68 / 1.48, then its FP32 partials written and read back.
+    CHECK(close(time(k, hopper, "pointwise", pass::backward_weights),
+                flops / (0.75e12 * 0.68 / 1.48) + 5e-6 + 2 * 4 * 128 * 128 * 4 / 0.8e11));
+    for (const device& other : {ada, blackwell})
+        CHECK(close(time(k, other, "pointwise", pass::forward), flops / 0.75e12 + 5e-6));
     // Not with cuDNN 7, nor under the flat Winograd share, nor for a grouped convolution or one whose 3 channels
     // fill no 16-byte load (other kernels), nor in FP16.
     const cost::kernel k7{.library = cost::conv_library::cudnn7};
@@ -661,10 +667,13 @@ TEST_CASE("kernel: tensor cores for aligned channels in half precision, CUDA cor
     // An H100's SMs have 128 (66.9e12 / (2 x 132 x 1.98 GHz)): every instruction but FFMA takes an FFMA's
     // issue slot, 0.75 (with cuDNN 7's kernels; cuDNN 9's reach 0.68 of that on Hopper: simt_conv_cudnn9_hopper).
     const device& h100 = devices::get("h100-sxm5-80gb");
-    const cost::kernel k7{.launch_overhead = seconds_of(0), .library = cost::conv_library::cudnn7};
-    const double h100_fp32 = k7.layer(net, *net.find("aligned"), pass::forward, cost_context{h100, 256, element_type::fp32})
-                                 .compute.value();
-    CHECK(close(h100_fp32, aligned / (66.9e12 * 0.75 * k.utilization({rows, 512, 512, 1}, h100))));
+    const auto h100_fp32 = [&](const cost::kernel& with) {
+        return with.layer(net, *net.find("aligned"), pass::forward, cost_context{h100, 256, element_type::fp32})
+            .compute.value();
+    };
+    const double h100_rate = 66.9e12 * 0.75 * k.utilization({rows, 512, 512, 1}, h100);
+    CHECK(close(h100_fp32(cost::kernel{.library = cost::conv_library::cudnn7}), aligned / h100_rate));
+    CHECK(close(h100_fp32(k), aligned / (h100_rate * 0.68)));
     // A P100's SMs have 64 lanes too (10.6e12 / (2 x 56 x 1.48 GHz)), but in two schedulers of 32 (compute
     // capability 6.0, the GP100 whitepaper), so an FFMA issues every cycle there as well: 0.75, not the V100's 0.94.
     const device& p100 = devices::get("p100-sxm2-16gb");
@@ -908,6 +917,9 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k = {};
     k.efficiency.simt_wide_weight_gradient = ratio_of(std::nan(""));
     CHECK(err(k).starts_with("kernel: simt_wide_weight_gradient is nan"));
+    k = {};
+    k.efficiency.simt_conv_cudnn9_hopper = ratio_of(-0.5);
+    CHECK(err(k) == "kernel: simt_conv_cudnn9_hopper is -0.500000, expected a fraction in (0, 1]");
     k = {};
     k.efficiency.memory = ratio_of(2);
     CHECK(err(k) == "kernel: memory is 2.000000, expected a fraction in (0, 1]");

@@ -50,12 +50,12 @@ struct kernel_efficiency {
     // times); the H100's ResNet-50 conv1 at batch 64 in FP32, 0.83 ms (cuDNN 9, conv_layers.csv). So priced: 2.25,
     // 0.49, 0.89 ms.
     double gathered_weight_gradient_instructions = 3;
-    // cuDNN 9 runs FP32 convolutions on Hopper (compute capability 9.x) with kernels built for the A100's 64-lane
-    // SMs (`sm80_xmma_*_ffma`, the H100's ResNet-50 profile), which reach less of a 128-lane Hopper SM than cuBLAS's
-    // SGEMM (simt_matmul_wide): the H100's ResNet-50 1x1 convolutions timed alone in FP32 (a fit network;
-    // conv_layers.csv), summed, took 1/0.68, 1/0.68 and 1/0.67 of the model's time at that rate (forward, data
-    // gradient, weight gradient). For the ungrouped convolutions whose channels fill 16-byte loads, as those; not
-    // under the flat Winograd share.
+    // cuDNN 9 has no FP32 convolution kernels of Hopper's own (compute capability 9.x): the H100's ResNet-50 profile
+    // shows Ampere's `sm80_xmma` implicit GEMMs going forward and older cuDNN engines (`dgrad_alg1`, `wgrad_alg0`)
+    // for the gradients, which reach less of a 128-lane SM than cuBLAS's SGEMM (simt_matmul_wide). ResNet-50's 1x1
+    // convolutions timed alone in FP32 (a fit network; conv_layers.csv), summed, took 1/0.68, 1/0.68 and 1/0.67 of
+    // the model's time at that rate (forward; data and weight gradients at 1/1.34 and 1/1.48 of it). Applied, as
+    // there, to ungrouped convolutions whose channels fill 16-byte loads, not under the flat Winograd share.
     ratio simt_conv_cudnn9_hopper = ratio_of(0.68);
     ratio tensor_matmul = ratio_of(0.75);  // HGEMM on tensor cores, large sizes (DeepBench V100 72-90%)
     ratio memory = ratio_of(0.80);  // element-wise and normalization kernels, of DRAM bandwidth
@@ -481,7 +481,8 @@ private:
                     rate *= weights ? efficiency.simt_wide_weight_gradient : efficiency.simt_wide_data_gradient;
                 if (weights) simt *= efficiency.simt_wide_weight_gradient;
             }
-            if (!tensor_pipe && !flat_winograd && aligned && k.shape.groups == 1 && k.convolution &&
+            // cuDNN 9's FP32 convolutions on Hopper: not Hopper's own kernels.
+            if (!tensor_pipe && wide && !flat_winograd && aligned && k.shape.groups == 1 && k.convolution &&
                 element_bytes(c.precision) == 4 && library == conv_library::cudnn9 && c.dev.compute_capability &&
                 c.dev.compute_capability->major == 9)
                 rate *= efficiency.simt_conv_cudnn9_hopper;
