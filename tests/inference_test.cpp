@@ -59,7 +59,8 @@ TEST_CASE("inference: the forward pass alone, batch norm in one pass, no loss") 
     REQUIRE(infer.layers.size() == train.layers.size());
     int norms = 0;
     for (std::size_t i = 0; i < infer.layers.size(); ++i) {
-        const auto& [t, f] = std::pair{train.layers[i], infer.layers[i]};
+        const auto& t = train.layers[i];
+        const auto& f = infer.layers[i];
         INFO(t.name);
         CHECK(f.backward.total().value() == 0);
         if (t.op == "batch_norm") {
