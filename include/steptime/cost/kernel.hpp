@@ -471,20 +471,20 @@ private:
             rate = tensor_pipe     ? *tensor * efficiency.tensor_matmul
                    : flat_winograd ? simt * winograd(k.winograd_filter)
                                    : simt;
-            // A convolution's FP32 gradient GEMMs on a wide SM's CUDA cores (not a first layer's): the implicit
-            // GEMM's (not under the flat Winograd share), and the weight gradient's of cudnn7's Winograd kernels,
-            // which reduce over the batch's tiles as the implicit GEMM over its pixels.
-            if (!tensor_pipe && wide && aligned && element_bytes(c.precision) == 4 && k.convolution &&
-                *k.convolution != pass::forward) {
+            // A convolution in FP32 on a wide SM's CUDA cores, its channels filling 16-byte loads (not a first layer).
+            const bool wide_fp32_conv =
+                !tensor_pipe && wide && aligned && element_bytes(c.precision) == 4 && k.convolution.has_value();
+            // Its gradient GEMMs: the implicit GEMM's (not under the flat Winograd share), and the weight gradient's
+            // of cudnn7's Winograd kernels, which reduce over the batch's tiles as the implicit GEMM over its pixels.
+            if (wide_fp32_conv && *k.convolution != pass::forward) {
                 const bool weights = *k.convolution == pass::backward_weights;
                 if (!flat_winograd)
                     rate *= weights ? efficiency.simt_wide_weight_gradient : efficiency.simt_wide_data_gradient;
                 if (weights) simt *= efficiency.simt_wide_weight_gradient;
             }
             // cuDNN 9's FP32 convolutions on Hopper: not Hopper's own kernels.
-            if (!tensor_pipe && wide && !flat_winograd && aligned && k.shape.groups == 1 && k.convolution &&
-                element_bytes(c.precision) == 4 && library == conv_library::cudnn9 && c.dev.compute_capability &&
-                c.dev.compute_capability->major == 9)
+            if (wide_fp32_conv && !flat_winograd && k.shape.groups == 1 && library == conv_library::cudnn9 &&
+                c.dev.compute_capability && c.dev.compute_capability->major == 9)
                 rate *= efficiency.simt_conv_cudnn9_hopper;
             // An NCHW first layer's weight gradient (not a grouped one's: the H100's ResNeXt layers of 4 FP16
             // channels a group ran at their GEMM's rate): its instructions per FFMA, which holds a wide SM's scheduler
