@@ -231,7 +231,7 @@ TEST_CASE("ppp: a profile survives its JSON file") {
 // GTX Titan X, batch 128): TensorFlow and Torch7 + cuDNN R4 timed the same networks. A profile fitted
 // to one framework's four rows predicts the other's within issue 5's accuracy goal of 8%.
 TEST_CASE("ppp: fitted on TensorFlow's Titan X rows, it predicts Torch's") {
-    const std::string dir = std::string(STEPTIME_SOURCE_DIR) + "/validation/measured/";
+    const std::string dir = STEPTIME_SOURCE_DIR "/validation/measured/";
     const std::string published = io::read_file(dir + "calibration.csv");
     const auto samples = [&](const char* cases) {
         std::vector<ppp_sample> out;
@@ -261,7 +261,7 @@ TEST_CASE("ppp: fitted on TensorFlow's Titan X rows, it predicts Torch's") {
 // with a steptime::error, as the fuzzer does it.
 TEST_CASE("ppp: the measurement readers' fuzz regressions are read or refused") {
     std::size_t replayed = 0;
-    for (const auto& f : std::filesystem::directory_iterator(std::string(STEPTIME_SOURCE_DIR) + "/fuzz/regressions/measurements")) {
+    for (const auto& f : std::filesystem::directory_iterator(STEPTIME_SOURCE_DIR "/fuzz/regressions/measurements")) {
         if (f.path().filename() == ".gitkeep") continue;
         INFO(f.path().string());
         const std::string text = io::read_file(f.path());

@@ -23,7 +23,7 @@ std::string parse_fails(const std::string& text, progress_format f = progress_fo
     return message_of<parse_error>([&] { parse_progress_log(text, "job.log", f); });
 }
 
-const std::string examples = std::string(STEPTIME_SOURCE_DIR) + "/examples/data/";
+const std::string examples = STEPTIME_SOURCE_DIR "/examples/data/";
 
 }  // namespace
 

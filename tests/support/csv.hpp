@@ -36,7 +36,12 @@ inline std::vector<row> read_csv(const std::string& path) {
     return rows;
 }
 
-inline std::string source_path(const std::string& relative) { return std::string(STEPTIME_SOURCE_DIR) + "/" + relative; }
+// Appended in place: GCC 12's -Warray-bounds misfires on `std::string(dir) + "/" + relative` for some directory lengths.
+inline std::string source_path(const std::string& relative) {
+    std::string path = STEPTIME_SOURCE_DIR "/";
+    path += relative;
+    return path;
+}
 
 // |a - b| <= rel * max(|a|, |b|), or both within 1e-300 of zero.
 inline bool close(double a, double b, double rel = 1e-9) {
