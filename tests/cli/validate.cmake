@@ -411,3 +411,11 @@ if(Python3_FOUND)
                    ${validation}/cnn-benchmarks)
   set_tests_properties(cli_predict_anchored PROPERTIES PASS_REGULAR_EXPRESSION "forward pass [0-9.]+ ms \\(validate's [0-9.]+\\)")
 endif()
+# tools/accuracy.py, the README's "Accuracy at a glance": every shipped set validated, a line each, from the
+# calibration rows (66 of calibration.csv's 70 have a case) to the RTX 2080's 20 held-out steps.
+if(Python3_FOUND)
+  add_test(NAME cli_accuracy_table
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/accuracy.py $<TARGET_FILE:steptime_cli> ${validation})
+  set_tests_properties(cli_accuracy_table PROPERTIES PASS_REGULAR_EXPRESSION
+    "\\| `calibration\\.csv` \\| published, calibration \\| 66 \\| collective_allreduce .*\\| `pytorch-h100 \\(convolutions alone\\)` \\| measured with tools/measure \\| 2448 \\|.*\\| `tf-dlbs-rtx2080` \\| published, held out \\| 20 \\| dlbs_tf_fp32 [0-9.]+% \\([-+][0-9]+%\\) \\|")
+endif()
