@@ -411,6 +411,16 @@ if(Python3_FOUND)
                    ${validation}/cnn-benchmarks)
   set_tests_properties(cli_predict_anchored PROPERTIES PASS_REGULAR_EXPRESSION "forward pass [0-9.]+ ms \\(validate's [0-9.]+\\)")
 endif()
+# validate --host-overhead: step rows (the calibration rows' throughputs, the V100's ResNet-50 steps) 5 ms longer,
+# passes, kernels, all-reduces and inference passes unchanged.
+if(Python3_FOUND)
+  add_test(NAME cli_validate_host_overhead
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/validate_host_overhead.py $<TARGET_FILE:steptime_cli>
+                   ${validation}/calibration.csv ${validation}/cases.csv
+                   ${validation}/pytorch-experiments-v100/calibration.csv ${validation}/pytorch-experiments-v100/cases.csv)
+  set_tests_properties(cli_validate_host_overhead PROPERTIES PASS_REGULAR_EXPRESSION
+                       "[1-9][0-9]* step rows 5.0 ms longer, [1-9][0-9]* other rows unchanged")
+endif()
 # tools/accuracy.py, the README's "Accuracy at a glance": every shipped set validated, a line each, from the
 # calibration rows (66 of calibration.csv's 70 have a case) to the RTX 2080's 20 held-out steps.
 if(Python3_FOUND)

@@ -184,6 +184,9 @@ void predict_phases(const plan& p, const options& o, const std::string& phase, c
     if (p.parallel != parallelism::data || p.workers.front() != 1 || p.pipelined())
         throw invalid_argument("--phase times the passes on one device: leave out --workers, --parallelism and the "
                                "pipeline's options");
+    if (o.host_overhead)
+        throw invalid_argument("--host-overhead is a training step's, charged with its weight update: --phase times "
+                               "passes without it");
     const auto on = [&](const device& dev, std::int64_t batch) {
         const estimate_options opt{.batch = batch, .precision = p.precision, .inference = p.inference};
         return std::visit([&](const auto& model) { return estimate_phases(p.net, dev, model, *passes, opt); }, p.cost);

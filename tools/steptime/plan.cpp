@@ -136,7 +136,8 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
         };
         for (const kernel_option k : {kernel_option{o.layout, "layout", "layout"}, {o.library, "library", "library"},
                                       {o.update_kernels, "update-kernels", "update kernels"},
-                                      {o.host_dispatch, "host-dispatch", "host's time per kernel"}})
+                                      {o.host_dispatch, "host-dispatch", "host's time per kernel"},
+                                      {o.host_overhead, "host-overhead", "host's time per step"}})
             if (k.value)
                 throw invalid_argument("--" + std::string(k.name) + " sets the kernel model's " + std::string(k.sets) +
                                        " (the default model, without --calibration); leave it out with other cost models");
@@ -183,6 +184,12 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     if (o.library) m.library = *cost::parse_conv_library(*o.library);  // checked by its option
     if (o.update_kernels) m.update_launch = *cost::parse_update_kernels(*o.update_kernels);  // likewise
     if (o.host_dispatch) m.host_dispatch = parse_latency(*o.host_dispatch, "--host-dispatch");
+    if (o.host_overhead) {
+        if (o.inference)
+            throw invalid_argument("--host-overhead is a training step's, charged with its weight update: --inference "
+                                   "prices the forward pass alone");
+        m.host_overhead = parse_latency(*o.host_overhead, "--host-overhead");
+    }
     m.ppp_comm = r(o.ppp_comm);
     m.cross_device_bandwidth = cross;
     if (update) m.update_rule = *update;
@@ -266,6 +273,9 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                    "the default model's host time to issue one kernel, e.g. 60us (default 27us: PyTorch 2.11 on a "
                    "fast host; older frameworks and slower CPUs take longer): a pass is no shorter than its kernels "
                    "times this");
+    cmd.add_option("--host-overhead", o.host_overhead,
+                   "the default model's host time per training step that the GPU waits for, e.g. 5ms (default 0: data "
+                   "loading and the framework's per-step work, which belong to the job, not the GPU)");
     cmd.add_option("--optimizer", o.optimizer,
                    "the weight update: sgd (default), momentum or adam (FP32 weights, gradients and state read and "
                    "written, once per step or per kernel: --update-kernels; not with paleo-compat)")

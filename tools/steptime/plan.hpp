@@ -18,7 +18,7 @@ namespace steptime::cli {
 struct options {
     std::string model, devices, batches, workers, comms, networks;
     std::optional<std::string> bandwidth, latency, intra_network, gpus_per_node, calibration, layout, library, optimizer, gradients,
-        update_kernels, host_dispatch;
+        update_kernels, host_dispatch, host_overhead;
     int pipeline_stages = 1, micro_batches = 1, chunks_per_stage = 1;
     // cost_model empty: the default (kernel), which --calibration replaces with paleo's calibrated variant.
     std::string cost_model{}, precision = "fp32", parallelism = "data", scaling = "weak", overlap = "none";

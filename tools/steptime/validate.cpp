@@ -97,6 +97,7 @@ prediction predict(const io::published_case& c, const validate_options& o, const
     po.chunks_per_stage = c.chunks_per_stage;
     po.precision = std::string(to_string(c.precision));
     po.inference = c.metric == io::published_metric::inference_ms;
+    if (po.inference) po.host_overhead.reset();  // a training step's, as --host-overhead says
     if (!c.link.empty()) po.networks = c.link;
     if (c.gradients != element_type::fp32 && po.cost_model != "paleo-compat")  // PALEO's are FP32
         po.gradients = std::string(to_string(c.gradients));
@@ -398,6 +399,9 @@ void add_validate_command(CLI::App& app) {
         ->check(CLI::IsMember(group_columns));
     cmd->add_option("--host-dispatch", o->model.host_dispatch,
                     "kernel: the host's time to issue one kernel in every row, e.g. 60us (default 27us)");
+    cmd->add_option("--host-overhead", o->model.host_overhead,
+                    "kernel: the host's time per training step that the GPU waits for, in every step row, e.g. 5ms "
+                    "(default 0; passes and kernels have none)");
     cmd->callback([o] { run_validate(*o); });
 }
 
