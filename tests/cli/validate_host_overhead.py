@@ -1,6 +1,7 @@
 """Checks `steptime validate --host-overhead`: the host's time per training step, charged with the weight update,
 lengthens every step row (a training throughput, images/s or TFLOP/s per GPU) by exactly that time and leaves
-the rows that time passes, kernels, an all-reduce or an inference pass as they were (the option's definition).
+the rows that time passes, kernels, an all-reduce or an inference pass as they were (the option's definition);
+peak-memory rows are not times.
 Usage: validate_host_overhead.py STEPTIME DATA CASES [DATA CASES ...]"""
 import csv
 import json
@@ -16,7 +17,7 @@ step_metrics = {"images_per_s", "tflops_per_gpu"}
 def predicted(data, cases, *extra):
     out = subprocess.run([cli, "validate", "--data", data, "--cases", cases, "--format", "json", *extra],
                          check=True, capture_output=True, text=True).stdout
-    return {r["id"]: r["predicted_ms"] for r in json.loads(out)["rows"]}
+    return {r["id"]: r["predicted_ms"] for r in json.loads(out)["rows"] if "predicted_ms" in r}
 
 
 counts = {"step": 0, "other": 0}

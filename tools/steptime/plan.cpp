@@ -184,12 +184,7 @@ any_cost make_cost(const options& o, const std::optional<calibration_profile>& c
     if (o.library) m.library = *cost::parse_conv_library(*o.library);  // checked by its option
     if (o.update_kernels) m.update_launch = *cost::parse_update_kernels(*o.update_kernels);  // likewise
     if (o.host_dispatch) m.host_dispatch = parse_latency(*o.host_dispatch, "--host-dispatch");
-    if (o.host_overhead) {
-        if (o.inference)
-            throw invalid_argument("--host-overhead is a training step's, charged with its weight update: --inference "
-                                   "prices the forward pass alone");
-        m.host_overhead = parse_latency(*o.host_overhead, "--host-overhead");
-    }
+    if (o.host_overhead) m.host_overhead = parse_latency(*o.host_overhead, "--host-overhead");
     m.ppp_comm = r(o.ppp_comm);
     m.cross_device_bandwidth = cross;
     if (update) m.update_rule = *update;
@@ -320,9 +315,9 @@ plan make_plan(const options& o, bool lists) {
                                        : "only data parallelism overlaps its gradient exchange"));
     if (compat && o.gradients)
         throw invalid_argument("--gradients: PALEO exchanges FP32 gradients (paleo-compat)");
-    if (o.inference && (ov == overlap::backward || o.optimizer || o.gradients || o.update_kernels))
+    if (o.inference && (ov == overlap::backward || o.optimizer || o.gradients || o.update_kernels || o.host_overhead))
         throw invalid_argument("--inference runs no backward pass, update or gradient exchange: leave out --overlap, "
-                               "--optimizer, --gradients and --update-kernels");
+                               "--optimizer, --gradients, --update-kernels and --host-overhead");
     if (par == parallelism::hybrid && o.cross_gbps)
         throw invalid_argument("--cross-device-gbps: hybrid parallelism fetches over the --network link");
 
