@@ -38,17 +38,17 @@ def source(folder):
     if (folder / "environment.json").exists():
         return "measured with tools/measure"
     readme = folder / "README.md"
-    if readme.exists() and "(held out)" in readme.read_text().splitlines()[0]:
+    if readme.exists() and "(held out)" in readme.read_text().partition("\n")[0]:
         return "published, held out"
     sys.exit(f"accuracy.py: {folder}: neither held out (its README's title) nor measured here (environment.json)")
 
 
 sets = [("calibration.csv", "published, calibration", args.measured / "calibration.csv", args.measured / "cases.csv")]
 for folder in sorted(p for p in args.measured.iterdir() if (p / "cases.csv").exists()):
-    sets.append((folder.name, source(folder), folder / "calibration.csv", folder / "cases.csv"))
+    kind = source(folder)
+    sets.append((folder.name, kind, folder / "calibration.csv", folder / "cases.csv"))
     if (folder / "conv_cases.csv").exists():
-        sets.append((f"{folder.name} (convolutions alone)", source(folder), folder / "conv_calibration.csv",
-                     folder / "conv_cases.csv"))
+        sets.append((f"{folder.name} (convolutions alone)", kind, folder / "conv_calibration.csv", folder / "conv_cases.csv"))
 
 lines = ["| set | source | rows | MAPE (worst error) per category |", "| --- | --- | --- | --- |"]
 for name, kind, data, cases in sets:
