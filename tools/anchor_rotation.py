@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Anchored accuracy with every GPU of a category as the anchor in turn (README, "Anchored on a measurement
-from another GPU"): for each category of a validation set and each GPU in it, `steptime validate --anchor GPU
+"""Anchored accuracy with every GPU of a category as the anchor in turn (docs/accuracy.md, "Anchored on a
+measurement from another GPU"): for each category of a validation set and each GPU in it, `steptime validate --anchor GPU
 --anchor-any-batch` predicts the category's other rows from that GPU's; rows anchored on another category's
 row (another library or precision) are left out. Prints, per category, the model alone, the mean over the
 anchors of their MAPEs with the best and worst anchor, and the anchor's time per sample taken unchanged.

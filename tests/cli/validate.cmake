@@ -90,7 +90,7 @@ validate_fails(pp_overlap "id,model,device,overlap,pipeline_stages\nLLM-001,\"gp
 # Held out: Megatron-LM's 1T GPT at 502 PFLOP/s on 3072 GPUs (Narayanan et al.'s abstract), 163.4 TFLOP/s per GPU.
 # 6 pipelines of 512 micro-batches of 1 make a global batch of 3072: 96 x 3072 x 2048 x 128 x 25600^2 x
 # (1 + 2048/153600 + 51200/52428800) = 5.13905e19 FLOPs, over 3072 x 163.4e12 FLOP/s: 102378.720 ms. The
-# prediction is pinned to the README's figure (held out: nothing was fitted to it; change both together).
+# prediction is pinned to docs/accuracy.md's figure (held out: nothing was fitted to it; change both together).
 add_test(NAME cli_validate_megatron_pipeline COMMAND ${cli} validate --data ${validation}/megatron-sc21/calibration.csv
          --cases ${validation}/megatron-sc21/cases.csv)
 set_tests_properties(cli_validate_megatron_pipeline PROPERTIES PASS_REGULAR_EXPRESSION
@@ -188,7 +188,7 @@ if(Python3_FOUND)
   # Every measured step fits in its GPU's memory as validate predicts it (the runs happened): Lambda's at the largest
   # batch its GPU held, NVIDIA's recipes, the calibration rows (Megatron-LM's GPTs among them), the 1T GPT's
   # pipeline, TensorFlow's K80 steps. Every layer's output counted as an activation, as before the tally, Lambda's were
-  # 0.96-1.45x their GPUs' memory. The ranges are the README's.
+  # 0.96-1.45x their GPUs' memory. The ranges are docs/accuracy.md's.
   function(memory_fit name data cases pass)
     add_test(NAME cli_memory_fit_${name}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/memory_fit.py $<TARGET_FILE:steptime_cli>
@@ -379,7 +379,7 @@ if(Python3_FOUND)
                    ${validation}/tf-benchmarks-k80/calibration.csv ${validation}/tf-benchmarks-k80/cases.csv p100-sxm2-16gb)
   set_tests_properties(cli_validate_anchored_tf_k80 PROPERTIES PASS_REGULAR_EXPRESSION
                        "14 rows in 2 categories, anchored better on all")
-  # The same K80 rows with the GPU at its 560 MHz base clock (the README's hypothesis; the device column's
+  # The same K80 rows with the GPU at its 560 MHz base clock (docs/accuracy.md's hypothesis; the device column's
   # NAME@CLOCK): every row still predicted and named so, anchoring still better on all.
   file(READ ${validation}/tf-benchmarks-k80/cases.csv k80_cases)
   string(REPLACE ",k80," ",k80@560MHz," k80_cases "${k80_cases}")

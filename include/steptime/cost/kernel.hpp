@@ -14,7 +14,7 @@
 namespace steptime::cost {
 
 // What kernels of each class reach, as fractions of the peaks of the pipe and memory they run on.
-// The defaults and their reasoning are in README.md ("How the default model works"); they come from
+// The defaults and their reasoning are in docs/model.md; they come from
 // DeepBench's large cuBLAS GEMMs, STREAM-like copies and the H100's measured ceilings, not from
 // whole-network times.
 struct kernel_efficiency {
@@ -106,7 +106,7 @@ struct kernel {
     // The host's time to issue one kernel (an eager framework's dispatch): a training step's passes run
     // their kernels as the host issues them (steptime/graph/issue_queue.hpp), so a pass is no shorter than its
     // kernels times this, however little each does. PyTorch 2.11 on the H100 machine: ResNet-50's batch-1
-    // FP32 step, 11.9 ms over its 440 kernels (README.md).
+    // FP32 step, 11.9 ms over its 440 kernels (docs/model.md).
     seconds host_dispatch = microseconds_of(27);
     // Activations in NCHW (PyTorch's and Caffe's default) cost two things around tensor cores, both measured
     // on the H100 (validation/measured/pytorch-h100/README.md): cuDNN 9 transposes a tensor-core convolution's

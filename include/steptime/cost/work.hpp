@@ -88,7 +88,7 @@ constexpr std::optional<optimizer> parse_optimizer(std::string_view name) {
 // measured on the H100) transposes an NCHW tensor-core convolution's tensors to NHWC and back; cuDNN 7.6 ran
 // them on the NCHW tensors as they were (DeepBench's FP16 convolutions on the V100 took their multiplications'
 // time alone), and its generation (5.1 to 7.6) ran 3x3 and 5x5 convolutions on CUDA cores by non-fused Winograd
-// kernels. cuDNN 8 is not known to either (README.md, "ResNet-50 training steps on seventeen GPUs").
+// kernels. cuDNN 8 is not known to either (docs/accuracy.md, "ResNet-50 training steps on seventeen GPUs").
 enum class conv_library { cudnn7, cudnn9 };
 
 constexpr std::string_view to_string(conv_library l) { return l == conv_library::cudnn7 ? "cudnn7" : "cudnn9"; }
