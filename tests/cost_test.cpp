@@ -557,6 +557,35 @@ TEST_CASE("kernel: cuDNN 9's FP32 convolutions on Hopper run below the wide SGEM
                 time(k, ada, "pointwise", pass::forward, element_type::fp16)));
 }
 
+TEST_CASE("kernel: a TF32 3x3 convolution runs FP32 Winograd where the TF32 pipe is no faster than the CUDA cores") {
+    // The 3x3 stride-1 convolution of the roofline case, 28x28x256 to 256 channels, batch 4: 3,700,178,944 FLOPs,
+    // compute-bound; NHWC, so that no transposes enter. The test device (no SM count: 64 lanes, 0.94) with a TF32
+    // pipe at its FP32 rate, as GeForce Ampere's (GA102 whitepaper: the RTX 3090's 35.6 TFLOPS both): Winograd on
+    // the CUDA cores, 1e12 x 0.94 x 1.5 = 1.41e12, beats the tensor pipe's 1e12 x 0.75, so TF32 prices as FP32.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(28, 28, 256)});
+    net.add("conv", conv(256, 3, 1, ops::padding::same()), {"data"});
+    net.add("pointwise", conv(256, 1, 1, ops::padding::same()), {"conv"});
+    const cost::kernel k{.layout = activation_layout::nhwc};
+    device geforce = test_device();
+    geforce.peak.tf32_tensor = flops_per_second_of(1e12);
+    const auto time = [&](const device& dev, const char* layer, pass p, element_type e) {
+        return k.layer(net, *net.find(layer), p, cost_context{dev, 4, e}).total().value();
+    };
+    const double bias_add = 2 * 3'211'264 / 0.8e11 + 5e-6;  // FP32 outputs read and written, and a launch
+    CHECK(close(time(geforce, "conv", pass::forward, element_type::tf32),
+                3'700'178'944 / (1e12 * 0.94 * 1.5) + 5e-6 + bias_add));
+    for (pass p : {pass::forward, pass::backward_data, pass::backward_weights})
+        CHECK(close(time(geforce, "conv", p, element_type::tf32), time(geforce, "conv", p, element_type::fp32)));
+    // A TF32 pipe at twice the FP32 rate (the A40's datasheet: 74.8 against 37.4) wins: 2e12 x 0.75 = 1.5e12.
+    device pro = geforce;
+    pro.peak.tf32_tensor = flops_per_second_of(2e12);
+    CHECK(close(time(pro, "conv", pass::forward, element_type::tf32), 3'700'178'944 / 1.5e12 + 5e-6 + bias_add));
+    // A 1x1 convolution has no Winograd to choose: the tensor pipe at 0.75, below the CUDA cores' 0.94.
+    // 2 * 256 * 28*28*256 * 4 + 28*28*256*4 = 411,844,608 FLOPs against 6,685,696 B at 0.8e11 (84 us): compute-bound.
+    CHECK(close(time(geforce, "pointwise", pass::forward, element_type::tf32), 411'844'608 / 0.75e12 + 5e-6 + bias_add));
+}
+
 TEST_CASE("kernel: Kepler's 48-lane schedulers reach a lower share of the FP32 peak in GEMMs") {
     // A [2048 x 128][128 x 128] GEMM (a 1x1 convolution, batch 8 of 16x16 images: 67,108,864 FLOPs), 16 tiles of
     // 128 in 4 whole waves on 4 SMs. At 1.536 TFLOP/s and 1000 MHz those SMs have 1.536e12 / (2 x 4 SMs x 1e9 x 4)

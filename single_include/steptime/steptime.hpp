@@ -3263,6 +3263,11 @@ private:
                                                                   : efficiency.simt_matmul);
             // cuDNN 9's Winograd as a share of the multiplications saved; cuDNN 7's kernels are priced below.
             const bool flat_winograd = k.winograd_filter > 0 && library == conv_library::cudnn9;
+            // TF32 lets cuDNN use tensor cores, it does not make it: its FP32 Winograd stays a candidate, and
+            // wins where the TF32 pipe is no faster than the CUDA cores (GeForce Ampere and Ada).
+            if (tensor_pipe && flat_winograd && c.precision == element_type::tf32 &&
+                simt * winograd(k.winograd_filter) > *tensor * efficiency.tensor_matmul)
+                tensor_pipe = false;
             rate = tensor_pipe     ? *tensor * efficiency.tensor_matmul
                    : flat_winograd ? simt * winograd(k.winograd_filter)
                                    : simt;
