@@ -3,8 +3,8 @@
 
 #define STEPTIME_VERSION_MAJOR 0
 #define STEPTIME_VERSION_MINOR 9
-#define STEPTIME_VERSION_PATCH 5
-#define STEPTIME_VERSION_STRING "0.9.5"
+#define STEPTIME_VERSION_PATCH 6
+#define STEPTIME_VERSION_STRING "0.9.6"
 
 namespace steptime {
 inline constexpr const char* version = STEPTIME_VERSION_STRING;
