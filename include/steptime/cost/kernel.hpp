@@ -446,8 +446,8 @@ private:
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
     // the input channels fill whole 16-byte loads (8 FP16, 4 TF32, 16 FP8 elements: NVIDIA's Deep Learning
     // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 and 5x5 convolutions use
-    // Winograd (cuDNN's tensor-core kernels are GEMMs): cudnn9's flat share of its saving, or with cudnn7 the
-    // faster of its kernels and the GEMM. In NCHW, batch norm walks strided channel planes and cuDNN 9
+    // Winograd (cuDNN's tensor-core kernels are GEMMs; in TF32, wherever that is faster): cudnn9's flat share of
+    // its saving, or with cudnn7 the faster of its kernels and the GEMM. In NCHW, batch norm walks strided channel planes and cuDNN 9
     // transposes tensor-core convolutions.
     layer_time run(const op_work& w, const kernel_traits& k, const cost_context& c) const {
         const bytes_per_second bandwidth =
