@@ -557,7 +557,7 @@ TEST_CASE("kernel: cuDNN 9's FP32 convolutions on Hopper run below the wide SGEM
                 time(k, ada, "pointwise", pass::forward, element_type::fp16)));
 }
 
-TEST_CASE("kernel: a TF32 3x3 convolution runs FP32 Winograd where the TF32 pipe is no faster than the CUDA cores") {
+TEST_CASE("kernel: a TF32 convolution runs the faster of the tensor pipe and the CUDA cores' FP32 algorithm") {
     // The 3x3 stride-1 convolution of the roofline case, 28x28x256 to 256 channels, batch 4: 3,700,178,944 FLOPs,
     // compute-bound; NHWC, so that no transposes enter. The test device (no SM count: 64 lanes, 0.94) with a TF32
     // pipe at its FP32 rate, as GeForce Ampere's (GA102 whitepaper: the RTX 3090's 35.6 TFLOPS both): Winograd on
@@ -569,21 +569,31 @@ TEST_CASE("kernel: a TF32 3x3 convolution runs FP32 Winograd where the TF32 pipe
     const cost::kernel k{.layout = activation_layout::nhwc};
     device geforce = test_device();
     geforce.peak.tf32_tensor = flops_per_second_of(1e12);
-    const auto time = [&](const device& dev, const char* layer, pass p, element_type e) {
-        return k.layer(net, *net.find(layer), p, cost_context{dev, 4, e}).total().value();
+    const auto time = [&](const cost::kernel& model, const device& dev, const char* layer, pass p, element_type e) {
+        return model.layer(net, *net.find(layer), p, cost_context{dev, 4, e}).total().value();
     };
     const double bias_add = 2 * 3'211'264 / 0.8e11 + 5e-6;  // FP32 outputs read and written, and a launch
-    CHECK(close(time(geforce, "conv", pass::forward, element_type::tf32),
+    CHECK(close(time(k, geforce, "conv", pass::forward, element_type::tf32),
                 3'700'178'944 / (1e12 * 0.94 * 1.5) + 5e-6 + bias_add));
-    for (pass p : {pass::forward, pass::backward_data, pass::backward_weights})
-        CHECK(close(time(geforce, "conv", p, element_type::tf32), time(geforce, "conv", p, element_type::fp32)));
-    // A TF32 pipe at twice the FP32 rate (the A40's datasheet: 74.8 against 37.4) wins: 2e12 x 0.75 = 1.5e12.
+    // So does a 1x1 convolution, a GEMM on the CUDA cores at 0.94 against the tensor pipe's 0.75: 2 * 256 *
+    // 28*28*256 * 4 + 28*28*256*4 = 411,844,608 FLOPs against 6,685,696 B at 0.8e11 (84 us): compute-bound.
+    CHECK(close(time(k, geforce, "pointwise", pass::forward, element_type::tf32),
+                411'844'608 / 0.94e12 + 5e-6 + bias_add));
+    for (const char* layer : {"conv", "pointwise"})
+        for (pass p : {pass::forward, pass::backward_data, pass::backward_weights})
+            CHECK(close(time(k, geforce, layer, p, element_type::tf32), time(k, geforce, layer, p, element_type::fp32)));
+    // A TF32 pipe at twice the FP32 rate (the A40's datasheet: 74.8 against 37.4) wins both: 2e12 x 0.75 = 1.5e12.
     device pro = geforce;
     pro.peak.tf32_tensor = flops_per_second_of(2e12);
-    CHECK(close(time(pro, "conv", pass::forward, element_type::tf32), 3'700'178'944 / 1.5e12 + 5e-6 + bias_add));
-    // A 1x1 convolution has no Winograd to choose: the tensor pipe at 0.75, below the CUDA cores' 0.94.
-    // 2 * 256 * 28*28*256 * 4 + 28*28*256*4 = 411,844,608 FLOPs against 6,685,696 B at 0.8e11 (84 us): compute-bound.
-    CHECK(close(time(geforce, "pointwise", pass::forward, element_type::tf32), 411'844'608 / 0.75e12 + 5e-6 + bias_add));
+    CHECK(close(time(k, pro, "conv", pass::forward, element_type::tf32), 3'700'178'944 / 1.5e12 + 5e-6 + bias_add));
+    CHECK(close(time(k, pro, "pointwise", pass::forward, element_type::tf32), 411'844'608 / 1.5e12 + 5e-6 + bias_add));
+    // The catalog's RTX 3090 in NCHW (wide SMs, 0.75; cuDNN 9 transposes around the tensor pipe): the 3x3
+    // convolution's Winograd on the CUDA cores, 0.75 x 1.5 = 1.125 of the 35.6 TFLOPS both pipes have, against
+    // the tensor pipe's 0.75 and its transposes, in every pass.
+    const device& rtx3090 = devices::get("rtx-3090");
+    const cost::kernel nchw{};
+    for (pass p : {pass::forward, pass::backward_data, pass::backward_weights})
+        CHECK(close(time(nchw, rtx3090, "conv", p, element_type::tf32), time(nchw, rtx3090, "conv", p, element_type::fp32)));
 }
 
 TEST_CASE("kernel: Kepler's 48-lane schedulers reach a lower share of the FP32 peak in GEMMs") {

@@ -446,10 +446,20 @@ private:
     // work runs on the CUDA cores. Matmuls run on the precision's tensor pipe where the device has one and
     // the input channels fill whole 16-byte loads (8 FP16, 4 TF32, 16 FP8 elements: NVIDIA's Deep Learning
     // Performance Guide's alignment rule), else on the CUDA cores, where 3x3 and 5x5 convolutions use
-    // Winograd (cuDNN's tensor-core kernels are GEMMs; in TF32, wherever that is faster): cudnn9's flat share of
-    // its saving, or with cudnn7 the faster of its kernels and the GEMM. In NCHW, batch norm walks strided channel planes and cuDNN 9
-    // transposes tensor-core convolutions.
+    // Winograd (cuDNN's tensor-core kernels are GEMMs): cudnn9's flat share of its saving, or with cudnn7 the
+    // faster of its kernels and the GEMM. In NCHW, batch norm walks strided channel planes and cuDNN 9
+    // transposes tensor-core convolutions. TF32 lets cuDNN use tensor cores, it does not make it:
+    // cudnn.benchmark times its FP32 algorithms too, so a TF32 convolution takes the faster of the two, which
+    // on GPUs that run TF32 at their FP32 rate (GeForce Ampere and Ada) is often the CUDA cores'.
     layer_time run(const op_work& w, const kernel_traits& k, const cost_context& c) const {
+        layer_time t = run_on(w, k, c, true);
+        if (c.precision == element_type::tf32 && k.convolution && c.dev.tensor_peak_for(c.precision))
+            if (layer_time simt = run_on(w, k, c, false); simt.total() < t.total()) t = simt;
+        return t;
+    }
+
+    // One kernel on the tensor pipe where it may take it (tensor_allowed), else on the CUDA cores.
+    layer_time run_on(const op_work& w, const kernel_traits& k, const cost_context& c, bool tensor_allowed) const {
         const bytes_per_second bandwidth =
             layout == activation_layout::nchw && k.normalized_channels > 0
                 ? strided_bandwidth(c.dev, k.normalized_channels, element_bytes(c.precision) / 4)
@@ -462,17 +472,12 @@ private:
             const bool aligned = std::fmod(k.channels * element_bytes(c.precision), 16) == 0;
             const double lanes = lanes_per_scheduler(c.dev);
             const bool wide = lanes > 24;  // 32 or 48 (not 16): an FFMA warp instruction issues every cycle
-            tensor_pipe = tensor && aligned;
+            tensor_pipe = tensor && aligned && tensor_allowed;
             simt = c.dev.simt_peak_for(c.precision) * (lanes > 40 ? efficiency.simt_matmul_dual_issue  // Kepler's 48
                                                        : wide     ? efficiency.simt_matmul_wide
                                                                   : efficiency.simt_matmul);
             // cuDNN 9's Winograd as a share of the multiplications saved; cuDNN 7's kernels are priced below.
             const bool flat_winograd = k.winograd_filter > 0 && library == conv_library::cudnn9;
-            // TF32 lets cuDNN use tensor cores, it does not make it: its FP32 Winograd stays a candidate, and
-            // wins where the TF32 pipe is no faster than the CUDA cores (GeForce Ampere and Ada).
-            if (tensor_pipe && flat_winograd && c.precision == element_type::tf32 &&
-                simt * winograd(k.winograd_filter) > *tensor * efficiency.tensor_matmul)
-                tensor_pipe = false;
             rate = tensor_pipe     ? *tensor * efficiency.tensor_matmul
                    : flat_winograd ? simt * winograd(k.winograd_filter)
                                    : simt;
