@@ -933,6 +933,26 @@ TEST_CASE("kernel: the kernels a training step adds around the layers' own") {
     }
 }
 
+TEST_CASE("kernel: a broadcast product's gradient runs as three of the framework's kernels") {
+    // Squeeze-and-excitation's scale: x (8x8x16) times a 1x1x16 gate. Batch 2: y = 8 x 8 x 16 x 2 = 2,048
+    // elements of x, g = 16 x 2 = 32 of the gate.
+    const device dev = test_device();  // memory-bound kernels at 0.8 x 100 GB/s
+    network net;
+    net.add("data", ops::input{tensor_shape::image(8, 8, 16)});
+    net.add("x", ops::passthrough{}, {"data"});
+    net.add("pool", ops::pool2d{.type = ops::pool2d::method::average, .global = true}, {"x"});
+    net.add("gate", ops::activation{ops::activation::function::sigmoid}, {"pool"});
+    net.add("scale", ops::elementwise{ops::elementwise::operation::multiply}, {"x", "gate"});
+    const auto t = cost::kernel{}.layer(net, *net.find("scale"), pass::backward_data,
+                                        cost_context{dev, 2, element_type::fp32, false});
+    // dx = dy * gate (reads y + g, writes y), dy * x at full size (reads 2y, writes y), summed over the 8x8
+    // positions (reads y, writes g): 4 x (6y + 2g) bytes and three launches, where one fused kernel would
+    // move 4 x (3y + 2g).
+    const double y = 2048, g = 32;
+    CHECK(t.kernels == 3);
+    CHECK(close(t.total().value(), 4 * (6 * y + 2 * g) / 0.8e11 + 3 * 5e-6));
+}
+
 TEST_CASE("kernel: settings outside the model's domain are refused") {
     const auto err = [](const cost::kernel& k) { return message_of<invalid_argument>([&] { k.validate(); }); };
     cost::kernel k;

@@ -369,9 +369,12 @@ TEST_CASE("elementwise add and multiply") {
     // k = 2 inputs: k - 1 adds per element, reads k tensors, writes one.
     CHECK_WORK(work(add, phase::forward, a, 2), 100'352.0, 8.0 * 100'352, 4.0 * 100'352);
     CHECK_WORK(work(add, phase::backward_data, a, 2), 0, 0, 0);  // a sum's gradient passes through
-    // A product's gradient: dy times the other input, for each of the 2 inputs (2 * 1 per element);
-    // reads dy and both inputs, writes 2 gradients.
-    CHECK_WORK(work(mul, phase::backward_data, a, 2), 200'704.0, 12.0 * 100'352, 8.0 * 100'352);
+    // A product's gradient: dy times the other input, one kernel for each of the 2 inputs (1 multiply per
+    // element each); each reads dy and the other input and writes its gradient: 4 tensors read, 2 written.
+    CHECK_WORK(work(mul, phase::backward_data, a, 2), 200'704.0, 16.0 * 100'352, 8.0 * 100'352);
+    const auto kernels = mul.kernels(phase::backward_data, work_args{a.in, a.out, 2, 4, 0});
+    CHECK(kernels[0].runs == 2);
+    CHECK(kernels[1].runs + kernels[2].runs == 0);  // nothing broadcasts, nothing to sum
     // Three inputs: 2 adds per element.
     CHECK(work(add, phase::forward, applied_to(add, {img(14, 14, 256), img(14, 14, 256), img(14, 14, 256)}), 2).flops ==
           200'704.0);
@@ -434,9 +437,13 @@ TEST_CASE("elementwise multiply broadcasts a 1x1xC gate over HxWxC (squeeze-and-
     CHECK(applied_to(mul, {img(1, 1, 2048), img(7, 7, 2048)}).out.str() == "7x7x2048");  // either order
     // Forward: one multiply per output element; reads both inputs (200,704 + 4,096), writes the output.
     CHECK_WORK(work(mul, phase::forward, a, 2), 200'704.0, 4.0 * 204'800, 4.0 * 200'704);
-    // Backward: dy * gate for the big input, dy * x for the gate (2 per output element) and the gate's
-    // sum over the 7x7 positions (1 more); reads dy and both inputs, writes both gradients.
-    CHECK_WORK(work(mul, phase::backward_data, a, 2), 3.0 * 200'704, 4.0 * (2 * 200'704 + 4'096), 4.0 * 204'800);
+    // Backward, three kernels: dy * gate for the big input (reads 200,704 + 4,096, writes 200,704), dy * x
+    // for the gate at full size (reads 2 x 200,704, writes 200,704), and that product summed over the 7x7
+    // positions (reads 200,704, writes the gate's 4,096); a multiply or an add per output element in each.
+    CHECK_WORK(work(mul, phase::backward_data, a, 2), 3.0 * 200'704, 4.0 * (4 * 200'704 + 4'096),
+               4.0 * (2 * 200'704 + 4'096));
+    const auto kernels = mul.kernels(phase::backward_data, work_args{a.in, a.out, 2, 4, 0});
+    CHECK(kernels[0].runs + kernels[1].runs + kernels[2].runs == 3);
     CHECK_WORK(work(mul, phase::backward_weights, a, 2), 0, 0, 0);
     // Equal shapes cost what they did before broadcasting existed.
     const auto same = applied_to(mul, {img(7, 7, 2048), img(7, 7, 2048)});

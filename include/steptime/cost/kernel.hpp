@@ -426,18 +426,21 @@ private:
         return {};
     }
 
-    // The pass of an operation of several kernels (ops::recurrent, ops::attention): each priced on its own, a
-    // per-step kernel once a step. A recurrent layer's pass is one cuDNN call, one dispatch for the host.
+    // The pass of an operation of several kernels (ops::recurrent, ops::attention, a product's gradients):
+    // each priced on its own, a per-step kernel once a step. A recurrent layer's pass is one cuDNN call, one
+    // dispatch for the host.
     template <class Op>
     layer_time kernels_pass(const Op& o, pass q, const work_args& a, const cost_context& c) const {
         const phase p = q == pass::forward ? phase::forward : q == pass::backward_data ? phase::backward_data
                                                                                        : phase::backward_weights;
-        const double channels = static_cast<double>(o.matmul_alignment(a));
+        double channels = 0;  // only matmul kernels read it
+        if constexpr (requires { o.matmul_alignment(a); }) channels = static_cast<double>(o.matmul_alignment(a));
         layer_time t{};
         for (const auto& k : o.kernels(p, a))
             if (k.runs > 0)
                 t += k.runs * run(k.work, {.is_matmul = k.matmul, .shape = {k.m, k.n, k.k, k.groups}, .channels = channels}, c);
-        if constexpr (Op::one_library_call) t.kernels = 1;
+        if constexpr (requires { Op::one_library_call; })
+            if (Op::one_library_call) t.kernels = 1;
         return t;
     }
 

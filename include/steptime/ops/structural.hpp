@@ -67,28 +67,34 @@ struct elementwise {
         return out;
     }
     std::int64_t parameters(std::span<const tensor_shape>) const { return 0; }
-    op_work work(phase p, const work_args& a) const {
+
+    // The kernels of phase p, as eager frameworks run them. Forward, one: k - 1 operations per output
+    // element, reading every input. A sum's gradient passes through unchanged (no kernel). A product's
+    // gradient to each input is dy times the other k - 1 inputs, one kernel per input (PyTorch's MulBackward,
+    // TensorFlow's Mul gradient); a broadcast input's product is full-sized and a second kernel sums it over
+    // H and W down to the input's shape (autograd's sum_to_size, TensorFlow's reduce_sum).
+    std::array<kernel_work, 3> kernels(phase p, const work_args& a) const {
         const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
         const double k = static_cast<double>(a.inputs.size());
-        double small = 0, in = 0;  // broadcast inputs; elements of all inputs
+        double small = 0, in = 0, gate = 0;  // broadcast inputs; elements of all inputs; of one broadcast input
         for (const auto& s : a.inputs) {
-            small += s == a.output ? 0 : 1;
+            const bool broadcast = s != a.output;
+            small += broadcast ? 1 : 0;
             in += detail::elems(s) * a.batch;
+            if (broadcast) gate = detail::elems(s) * a.batch;  // infer(): every broadcast input is 1x1xC of the output's C
         }
-        const bool equal = small == 0;  // the k*x forms below, kept to the last bit
         switch (p) {
-            case phase::forward: return {(k - 1) * x, equal ? k * e * x : e * in, e * x};
-            // The gradient of a sum is passed through unchanged (no kernel); a product's gradient
-            // to each input is dy times the other k-1 inputs, summed over H and W for a broadcast
-            // input (one more add per output element). Reads dy and the inputs, writes their gradients.
+            case phase::forward: return {kernel_work{{(k - 1) * x, e * in, e * x}, 1}};
             case phase::backward_data:
                 if (op == operation::add) return {};
-                if (equal) return {k * (k - 1) * x, (k + 1) * e * x, k * e * x};
-                return {(k * (k - 1) + small) * x, e * (x + in), e * in};
+                return {kernel_work{{(k - 1) * x, e * in, e * x}, k - small},          // dy x the others, full inputs
+                        kernel_work{{(k - 1) * x, e * (x + in - gate), e * x}, small},  // and broadcast ones, full-sized
+                        kernel_work{{x, e * x, e * gate}, small}};                      // summed over H and W
             case phase::backward_weights: return {};
         }
         return {};
     }
+    op_work work(phase p, const work_args& a) const { return total_work(kernels(p, a)); }
 };
 
 // Zero padding copied into a new tensor (TensorFlow's tf.pad, Keras's ZeroPadding2D): each per-sample axis
