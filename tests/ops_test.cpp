@@ -378,6 +378,16 @@ TEST_CASE("elementwise add and multiply") {
     // Three inputs: 2 adds per element.
     CHECK(work(add, phase::forward, applied_to(add, {img(14, 14, 256), img(14, 14, 256), img(14, 14, 256)}), 2).flops ==
           200'704.0);
+    // A product of three: three kernels, each dy times the two others (2 multiplies per element), reading 3
+    // tensors and writing 1.
+    const auto three = applied_to(mul, {img(14, 14, 256), img(14, 14, 256), img(14, 14, 256)});
+    CHECK_WORK(work(mul, phase::backward_data, three, 2), 6.0 * 100'352, 36.0 * 100'352, 12.0 * 100'352);
+    // Two of them and a 1x1x256 gate (g = 512 elements at batch 2): the two full inputs' kernels read dy, the
+    // other full input and the gate (2x + g) and write x; the gate's reads dy and both full inputs (3x) and
+    // writes x, which the last kernel sums to g (x adds). 2 x 2x + 2x + x = 7x FLOPs.
+    const auto gated = applied_to(mul, {img(14, 14, 256), img(14, 14, 256), img(1, 1, 256)});
+    CHECK_WORK(work(mul, phase::backward_data, gated, 2), 7.0 * 100'352, 4.0 * (8 * 100'352 + 2 * 512),
+               4.0 * (3 * 100'352 + 512));
 
     CHECK_INVALID(add.infer(shapes{img(8, 8, 16), img(8, 8, 32)}, "res_add"), "layer 'res_add'", "8x8x16", "8x8x32");
     CHECK_INVALID(add.infer(shapes{img(8, 8, 16)}, "res_one"), "layer 'res_one'", "at least two inputs, got 1");
@@ -445,7 +455,7 @@ TEST_CASE("elementwise multiply broadcasts a 1x1xC gate over HxWxC (squeeze-and-
     const auto kernels = mul.kernels(phase::backward_data, work_args{a.in, a.out, 2, 4, 0});
     CHECK(kernels[0].runs + kernels[1].runs + kernels[2].runs == 3);
     CHECK_WORK(work(mul, phase::backward_weights, a, 2), 0, 0, 0);
-    // Equal shapes cost what they did before broadcasting existed.
+    // Equal shapes: both inputs read in full going forward.
     const auto same = applied_to(mul, {img(7, 7, 2048), img(7, 7, 2048)});
     CHECK_WORK(work(mul, phase::forward, same, 2), 200'704.0, 8.0 * 200'704, 4.0 * 200'704);
 

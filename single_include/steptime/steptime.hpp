@@ -933,7 +933,7 @@ struct op_work {
 };
 
 // One kernel of an operation that launches several (a recurrent layer's steps, attention's matmuls and
-// softmax): its work and, for a matmul, its GEMM C[m x n] += A[m x k] B[k x n], `groups` of them in one
+// softmax, a product's gradients): its work and, for a matmul, its GEMM C[m x n] += A[m x k] B[k x n], `groups` of them in one
 // launch (a batched GEMM); run `runs` times, not launched at 0.
 struct kernel_work {
     op_work work{};
@@ -1735,6 +1735,7 @@ struct concat {
 // broadcasts a 1x1xC input over an HxWxC one (channel-wise scaling: squeeze-and-excitation's gate).
 struct elementwise {
     static constexpr std::string_view kind = "elementwise";
+    static constexpr bool one_library_call = false;  // each kernel is the framework's, dispatched on its own
     enum class operation { add, multiply } op = operation::add;
 
     // Whether `s` broadcasts over `out` (1x1xC against HxWxC).
@@ -3234,14 +3235,13 @@ private:
     layer_time kernels_pass(const Op& o, pass q, const work_args& a, const cost_context& c) const {
         const phase p = q == pass::forward ? phase::forward : q == pass::backward_data ? phase::backward_data
                                                                                        : phase::backward_weights;
-        double channels = 0;  // only matmul kernels read it
+        double channels = 1;  // an op of no matmul kernels names no alignment: one element fills no 16-byte load
         if constexpr (requires { o.matmul_alignment(a); }) channels = static_cast<double>(o.matmul_alignment(a));
         layer_time t{};
         for (const auto& k : o.kernels(p, a))
             if (k.runs > 0)
                 t += k.runs * run(k.work, {.is_matmul = k.matmul, .shape = {k.m, k.n, k.k, k.groups}, .channels = channels}, c);
-        if constexpr (requires { Op::one_library_call; })
-            if (Op::one_library_call) t.kernels = 1;
+        if constexpr (Op::one_library_call) t.kernels = 1;
         return t;
     }
 

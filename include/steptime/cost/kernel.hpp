@@ -433,14 +433,13 @@ private:
     layer_time kernels_pass(const Op& o, pass q, const work_args& a, const cost_context& c) const {
         const phase p = q == pass::forward ? phase::forward : q == pass::backward_data ? phase::backward_data
                                                                                        : phase::backward_weights;
-        double channels = 0;  // only matmul kernels read it
+        double channels = 1;  // an op of no matmul kernels names no alignment: one element fills no 16-byte load
         if constexpr (requires { o.matmul_alignment(a); }) channels = static_cast<double>(o.matmul_alignment(a));
         layer_time t{};
         for (const auto& k : o.kernels(p, a))
             if (k.runs > 0)
                 t += k.runs * run(k.work, {.is_matmul = k.matmul, .shape = {k.m, k.n, k.k, k.groups}, .channels = channels}, c);
-        if constexpr (requires { Op::one_library_call; })
-            if (Op::one_library_call) t.kernels = 1;
+        if constexpr (Op::one_library_call) t.kernels = 1;
         return t;
     }
 

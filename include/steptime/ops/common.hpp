@@ -23,7 +23,7 @@ struct op_work {
 };
 
 // One kernel of an operation that launches several (a recurrent layer's steps, attention's matmuls and
-// softmax): its work and, for a matmul, its GEMM C[m x n] += A[m x k] B[k x n], `groups` of them in one
+// softmax, a product's gradients): its work and, for a matmul, its GEMM C[m x n] += A[m x k] B[k x n], `groups` of them in one
 // launch (a batched GEMM); run `runs` times, not launched at 0.
 struct kernel_work {
     op_work work{};

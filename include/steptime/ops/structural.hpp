@@ -44,6 +44,7 @@ struct concat {
 // broadcasts a 1x1xC input over an HxWxC one (channel-wise scaling: squeeze-and-excitation's gate).
 struct elementwise {
     static constexpr std::string_view kind = "elementwise";
+    static constexpr bool one_library_call = false;  // each kernel is the framework's, dispatched on its own
     enum class operation { add, multiply } op = operation::add;
 
     // Whether `s` broadcasts over `out` (1x1xC against HxWxC).
