@@ -933,8 +933,8 @@ struct op_work {
 };
 
 // One kernel of an operation that launches several (a recurrent layer's steps, attention's matmuls and
-// softmax, a product's gradients): its work and, for a matmul, its GEMM C[m x n] += A[m x k] B[k x n], `groups` of them in one
-// launch (a batched GEMM); run `runs` times, not launched at 0.
+// softmax, a product's gradients): its work and, for a matmul, its GEMM C[m x n] += A[m x k] B[k x n],
+// `groups` of them in one launch (a batched GEMM); run `runs` times, not launched at 0.
 struct kernel_work {
     op_work work{};
     double runs = 0;
@@ -1768,12 +1768,13 @@ struct elementwise {
     std::array<kernel_work, 3> kernels(phase p, const work_args& a) const {
         const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
         const double k = static_cast<double>(a.inputs.size());
-        double small = 0, in = 0, gate = 0;  // broadcast inputs; elements of all inputs; of one broadcast input
+        // Broadcast inputs; elements of all inputs; of one broadcast input (infer(): each is 1x1xC, C the output's).
+        double small = 0, in = 0, gate = 0;
         for (const auto& s : a.inputs) {
             const bool broadcast = s != a.output;
             small += broadcast ? 1 : 0;
             in += detail::elems(s) * a.batch;
-            if (broadcast) gate = detail::elems(s) * a.batch;  // infer(): every broadcast input is 1x1xC of the output's C
+            if (broadcast) gate = detail::elems(s) * a.batch;
         }
         switch (p) {
             case phase::forward: return {kernel_work{{(k - 1) * x, e * in, e * x}, 1}};

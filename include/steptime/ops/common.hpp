@@ -23,8 +23,8 @@ struct op_work {
 };
 
 // One kernel of an operation that launches several (a recurrent layer's steps, attention's matmuls and
-// softmax, a product's gradients): its work and, for a matmul, its GEMM C[m x n] += A[m x k] B[k x n], `groups` of them in one
-// launch (a batched GEMM); run `runs` times, not launched at 0.
+// softmax, a product's gradients): its work and, for a matmul, its GEMM C[m x n] += A[m x k] B[k x n],
+// `groups` of them in one launch (a batched GEMM); run `runs` times, not launched at 0.
 struct kernel_work {
     op_work work{};
     double runs = 0;

@@ -77,12 +77,13 @@ struct elementwise {
     std::array<kernel_work, 3> kernels(phase p, const work_args& a) const {
         const double e = a.element_bytes, x = detail::elems(a.output) * a.batch;
         const double k = static_cast<double>(a.inputs.size());
-        double small = 0, in = 0, gate = 0;  // broadcast inputs; elements of all inputs; of one broadcast input
+        // Broadcast inputs; elements of all inputs; of one broadcast input (infer(): each is 1x1xC, C the output's).
+        double small = 0, in = 0, gate = 0;
         for (const auto& s : a.inputs) {
             const bool broadcast = s != a.output;
             small += broadcast ? 1 : 0;
             in += detail::elems(s) * a.batch;
-            if (broadcast) gate = detail::elems(s) * a.batch;  // infer(): every broadcast input is 1x1xC of the output's C
+            if (broadcast) gate = detail::elems(s) * a.batch;
         }
         switch (p) {
             case phase::forward: return {kernel_work{{(k - 1) * x, e * in, e * x}, 1}};
