@@ -596,6 +596,37 @@ TEST_CASE("kernel: a TF32 convolution runs the faster of the tensor pipe and the
         CHECK(close(time(nchw, rtx3090, "conv", p, element_type::tf32), time(nchw, rtx3090, "conv", p, element_type::fp32)));
 }
 
+TEST_CASE("kernel: a GeForce board's half-rate FP16 and BF16 tensor pipe runs closer to its peak") {
+    // A 1x1 convolution without bias, 512 to 512 channels at 28x28, batch 64, in NHWC: 2 * 512 * 512 * 784 * 64 =
+    // 26,306,674,688 FLOPs against 2 x 25,690,112 FP16 activations and 262,144 weights (103 MB, 138 us at 0.8 x
+    // 936 GB/s): compute-bound on the RTX 3090's tensor pipe at either efficiency (389 us at 0.95, 493 at 0.75, before waves; the
+    // compute time compared below leaves out the FP16 weights' cast, a memory-bound kernel of its own). Its FP16
+    // and BF16 peaks (FP32 accumulation, 71.2 TFLOPS) are 512 FLOPs an SM and cycle (82 SMs, 1695 MHz): 0.95 of
+    // them (tensor_matmul_half_rate). The same board with the pro GA102's full rate (twice the peak, the A40's 1024 an
+    // SM and cycle) reaches 0.75 of it; so do SMs of compute capability 8.0 (GA100's, not GeForce's) and 7.5
+    // (Turing's, which no GEMM measured here checks) at the half rate. The tiles and waves are the same on all.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(28, 28, 512)});
+    net.add("pointwise", zoo::detail::conv(512, {1, 1}, 1, {0, 0}, false), {"data"});
+    const cost::kernel k{.layout = activation_layout::nhwc};
+    const auto busy = [&](const device& dev, element_type e) {
+        return k.layer(net, *net.find("pointwise"), pass::forward, cost_context{dev, 64, e}).compute.value();
+    };
+    const device& geforce = devices::get("rtx-3090");
+    CHECK(close(geforce.peak.fp16_tensor->value() / (*geforce.sm_count * quoted_clock(geforce).value()), 512.0, 1e-3));
+    device full_rate = geforce;
+    full_rate.peak.fp16_tensor = *geforce.peak.fp16_tensor * 2.0;
+    full_rate.peak.bf16_tensor = *geforce.peak.bf16_tensor * 2.0;
+    device ga100_sm = geforce, turing_sm = geforce;
+    ga100_sm.compute_capability = cuda_compute_capability{8, 0};
+    turing_sm.compute_capability = cuda_compute_capability{7, 5};
+    for (element_type e : {element_type::fp16, element_type::bf16}) {
+        CHECK(close(busy(full_rate, e) / busy(geforce, e), 0.95 / (2 * 0.75)));
+        CHECK(close(busy(ga100_sm, e) / busy(geforce, e), 0.95 / 0.75));
+        CHECK(close(busy(turing_sm, e) / busy(geforce, e), 0.95 / 0.75));
+    }
+}
+
 TEST_CASE("kernel: Kepler's 48-lane schedulers reach a lower share of the FP32 peak in GEMMs") {
     // A [2048 x 128][128 x 128] GEMM (a 1x1 convolution, batch 8 of 16x16 images: 67,108,864 FLOPs), 16 tiles of
     // 128 in 4 whole waves on 4 SMs. At 1.536 TFLOP/s and 1000 MHz those SMs have 1.536e12 / (2 x 4 SMs x 1e9 x 4)
@@ -961,6 +992,9 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k = {};
     k.efficiency.tensor_matmul = ratio_of(1.5);
     CHECK(err(k) == "kernel: tensor_matmul is 1.500000, expected a fraction in (0, 1]");
+    k = {};
+    k.efficiency.tensor_matmul_half_rate = ratio_of(0);
+    CHECK(err(k) == "kernel: tensor_matmul_half_rate is 0.000000, expected a fraction in (0, 1]");
     k = {};
     k.efficiency.simt_matmul = ratio_of(0);
     CHECK(err(k) == "kernel: simt_matmul is 0.000000, expected a fraction in (0, 1]");
