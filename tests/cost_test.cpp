@@ -604,8 +604,8 @@ TEST_CASE("kernel: a GeForce board's half-rate FP16 and BF16 tensor pipe runs cl
     // its own). Its FP16 and BF16 peaks (FP32 accumulation, 71.2 TFLOPS) are 512 FLOPs an SM and cycle (82 SMs,
     // 1695 MHz): 0.95 of them (tensor_matmul_half_rate). The same board with the pro GA102's full rate (twice the
     // peak, the A40's 1024 an SM and cycle) reaches 0.75 of it; so do SMs of compute capability 8.0 (GA100's, not
-    // GeForce's) and 7.5 (Turing's, which no GEMM measured here checks) at the half rate. The tiles and waves are
-    // the same on all.
+    // GeForce's) and 7.5 (Turing's, which no GEMM measured here checks) at the half rate, where GeForce Blackwell's
+    // (12.0) reach 0.95 as GA10x's do. The tiles and waves are the same on all.
     network net;
     net.add("data", ops::input{tensor_shape::image(28, 28, 512)});
     net.add("pointwise", zoo::detail::conv(512, {1, 1}, 1, {0, 0}, false), {"data"});
@@ -618,13 +618,15 @@ TEST_CASE("kernel: a GeForce board's half-rate FP16 and BF16 tensor pipe runs cl
     device full_rate = geforce;
     full_rate.peak.fp16_tensor = *geforce.peak.fp16_tensor * 2.0;
     full_rate.peak.bf16_tensor = *geforce.peak.bf16_tensor * 2.0;
-    device ga100_sm = geforce, turing_sm = geforce;
+    device ga100_sm = geforce, turing_sm = geforce, blackwell_sm = geforce;
     ga100_sm.compute_capability = cuda_compute_capability{8, 0};
     turing_sm.compute_capability = cuda_compute_capability{7, 5};
+    blackwell_sm.compute_capability = cuda_compute_capability{12, 0};
     for (element_type e : {element_type::fp16, element_type::bf16}) {
         CHECK(close(busy(full_rate, e) / busy(geforce, e), 0.95 / (2 * 0.75)));
         CHECK(close(busy(ga100_sm, e) / busy(geforce, e), 0.95 / 0.75));
         CHECK(close(busy(turing_sm, e) / busy(geforce, e), 0.95 / 0.75));
+        CHECK(close(busy(blackwell_sm, e) / busy(geforce, e), 1.0));
     }
 }
 

@@ -24,7 +24,7 @@ const std::vector<std::string> required_names = {
     "rtx-2070", "rtx-2080", "rtx-2080-ti", "quadro-rtx-4000", "titan-rtx", "quadro-rtx-5000", "quadro-rtx-6000",
     "quadro-rtx-8000", "a10", "rtx-3090", "rtx-3070", "rtx-3080", "a40", "rtx-a4000", "rtx-a5000", "rtx-a6000", "a30",
     "a100-pcie-40gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "l4", "l40s", "rtx-4090", "h100-pcie-80gb",
-    "h100-sxm5-80gb", "h200-sxm-141gb", "b200", "mi250x", "mi300x"};
+    "h100-sxm5-80gb", "h200-sxm-141gb", "b200", "rtx-5090", "mi250x", "mi300x"};
 
 bool is_paleo(const device& d) { return d.name.rfind("paleo:", 0) == 0; }
 
@@ -146,13 +146,26 @@ TEST_CASE("the FP32 peak matches SMs x FP32 FLOP per SM per clock x boost clock 
         {"quadro-rtx-5000", 128}, {"quadro-rtx-6000", 128}, {"quadro-rtx-8000", 128}, {"rtx-3070", 256},
         {"rtx-3080", 256},      {"rtx-a5000", 256},   {"rtx-a6000", 256},
         {"h100-pcie-80gb", 256}, {"h100-sxm5-80gb", 256}, {"h200-sxm-141gb", 256}, {"b200", 256},
-        {"mi250x", 256},        {"mi300x", 256}};
+        {"rtx-5090", 256},      {"mi250x", 256},      {"mi300x", 256}};
     CHECK(std::size(flop_per_sm_clock) == required_names.size() - 8);  // every vendor entry
     for (const auto& entry : flop_per_sm_clock) {  // no structured bindings: clang 14 cannot capture them
         INFO(entry.first);
         const device& d = devices::get(entry.first);
         const double clock = to_double(d.boost_clock.value_or(d.clock));
         CHECK(to_double(d.peak.fp32) == doctest::Approx(*d.sm_count * entry.second * clock).epsilon(0.02));
+    }
+}
+
+TEST_CASE("GeForce tensor peaks with FP32 accumulation: 512 FLOPs an SM and boost cycle in FP16 and BF16, 256 in TF32") {
+    // Half the pro boards' FP16 rate: the GA102 and Ada whitepapers' "with FP32 Accumulate" rows; GB202's as an RTX
+    // 5060 Ti's cuBLAS GEMMs ran (catalog.hpp, rtx-5090). cost::kernel's half-rate share reads this ratio.
+    for (const char* name : {"rtx-3070", "rtx-3080", "rtx-3090", "rtx-4090", "rtx-5090"}) {
+        INFO(name);
+        const device& d = devices::get(name);
+        const double sm_cycles = *d.sm_count * to_double(*d.boost_clock);
+        CHECK(to_double(*d.peak.fp16_tensor) / sm_cycles == doctest::Approx(512).epsilon(0.005));
+        CHECK(to_double(*d.peak.bf16_tensor) / sm_cycles == doctest::Approx(512).epsilon(0.005));
+        CHECK(to_double(*d.peak.tf32_tensor) / sm_cycles == doctest::Approx(256).epsilon(0.005));
     }
 }
 

@@ -58,13 +58,15 @@ struct kernel_efficiency {
     // there, to ungrouped convolutions whose channels fill 16-byte loads, not under the flat Winograd share.
     ratio simt_conv_cudnn9_hopper = ratio_of(0.68);
     ratio tensor_matmul = ratio_of(0.75);  // HGEMM on tensor cores, large sizes (DeepBench V100 72-90%)
-    // GeForce Ampere and Ada boards multiply FP16 and BF16 with FP32 accumulation (cuDNN's and cuBLAS's for
-    // mixed precision) at half their SMs' tensor rate (GA102 and Ada whitepapers: 512 FLOPs an SM and cycle against
-    // 1024 with FP16 accumulation and on the pro boards): feeding that pipe takes half the operand traffic a FLOP,
-    // and large GEMMs come close to the rated peak. cublasGemmEx with FP32 compute, 5376 x 5376 x 2048 on an RTX
-    // 3090: 65.5 TFLOPS of 71.2, 0.92 (KnowingNothing/MatmulTutorial, call_cublas.cu); an mma.sync FP32-accumulate
-    // GEMM of 8192^3 on an RTX 4090: 163.5 of 165.2, 0.99 (xytpai/gpuk's README at 71db7cd). Turing's GeForce
-    // boards halve it too but have no such measurement here (docs/model.md).
+    // GeForce Ampere, Ada and Blackwell boards multiply FP16 and BF16 with FP32 accumulation (cuDNN's and cuBLAS's
+    // for mixed precision) at half their SMs' tensor rate (GA102 and Ada whitepapers, GeForce Blackwell as measured
+    // below: 512 FLOPs an SM and cycle against 1024 with FP16 accumulation and on the pro boards): feeding that pipe
+    // takes half the operand traffic a FLOP, and large GEMMs come close to the rated peak. cublasGemmEx with FP32
+    // compute, 5376 x 5376 x 2048 on an RTX 3090: 65.5 TFLOPS of 71.2, 0.92 (KnowingNothing/MatmulTutorial,
+    // call_cublas.cu); an mma.sync FP32-accumulate GEMM of 8192^3 on an RTX 4090: 163.5 of 165.2, 0.99 (xytpai/gpuk's
+    // README at 71db7cd); cuBLAS's of 8192^3 on an RTX 5060 Ti, zero-filled: 46.4 of 47.4, 0.98
+    // (QuantumDrizzy/BLACKWALL's README at 71dc975). Turing's GeForce boards halve it too but have no such
+    // measurement here (docs/model.md).
     ratio tensor_matmul_half_rate = ratio_of(0.95);
     ratio memory = ratio_of(0.80);  // element-wise and normalization kernels, of DRAM bandwidth
     // Kernels that walk NCHW tensors across their channel planes: batch norm's per-channel reductions
@@ -251,15 +253,17 @@ private:
         return d.sm_count ? d.peak.fp32.value() / (2 * *d.sm_count * quoted_clock(d).value() * schedulers) : 0;
     }
 
-    // Whether FP16 or BF16 runs on a tensor pipe at half its SM's rate: with FP32 accumulation on a GeForce Ampere
-    // or Ada board (compute capability 8.6 or 8.9), whose peak comes to 512 FLOPs an SM and cycle where those SMs
-    // do 1024 (tensor_matmul_half_rate). TF32, half rate there too, is priced by run()'s faster-pipe rule.
-    static bool half_rate_tensor(const device& d, element_type precision) {
-        const auto tensor = d.tensor_peak_for(precision);
+    // The share of a tensor pipe's peak that a large matmul reaches: tensor_matmul_half_rate where FP16 or BF16
+    // runs at half its SM's rate, with FP32 accumulation on a GeForce Ampere, Ada or Blackwell board (compute
+    // capability 8.6, 8.9 or 12.x), whose peak comes to 512 FLOPs an SM and cycle where those SMs do 1024. TF32,
+    // half rate there too, is priced by run()'s faster-pipe rule.
+    ratio tensor_matmul_share(const device& d, flops_per_second peak, element_type precision) const {
         const auto& cc = d.compute_capability;
-        const bool ga10x_or_ada = cc && cc->major == 8 && (cc->minor == 6 || cc->minor == 9);
-        return element_bytes(precision) == 2 && tensor && d.sm_count && ga10x_or_ada &&
-               tensor->value() / (*d.sm_count * quoted_clock(d).value()) < 768;  // 512, not 1024
+        const bool ga10x_ada_or_gb20x =
+            cc && ((cc->major == 8 && (cc->minor == 6 || cc->minor == 9)) || cc->major == 12);
+        const bool half_rate = element_bytes(precision) == 2 && d.sm_count && ga10x_ada_or_gb20x &&
+                               peak.value() / (*d.sm_count * quoted_clock(d).value()) < 768;  // 512, not 1024
+        return half_rate ? efficiency.tensor_matmul_half_rate : efficiency.tensor_matmul;
     }
 
     // Going backward, a layer's output read by k layers receives k gradients, which the framework adds pairwise
@@ -500,8 +504,7 @@ private:
                                                                   : efficiency.simt_matmul);
             // cuDNN 9's Winograd as a share of the multiplications saved; cuDNN 7's kernels are priced below.
             const bool flat_winograd = k.winograd_filter > 0 && library == conv_library::cudnn9;
-            rate = tensor_pipe     ? *tensor * (half_rate_tensor(c.dev, c.precision) ? efficiency.tensor_matmul_half_rate
-                                                                                      : efficiency.tensor_matmul)
+            rate = tensor_pipe     ? *tensor * tensor_matmul_share(c.dev, *tensor, c.precision)
                    : flat_winograd ? simt * winograd(k.winograd_filter)
                                    : simt;
             // A convolution in FP32 on a wide SM's CUDA cores, its channels filling 16-byte loads (not a first layer).

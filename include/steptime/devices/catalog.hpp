@@ -7,11 +7,12 @@
 // - Capacities are binary: GPU vendors' "GB" of memory is GiB (a "16 GB" V100 has 16 x 2^30 bytes).
 // - `clock` is the base clock; for the V100s nvidia-smi's default application clock (1245 PCIe, 1312
 //   SXM2, as in Habitat's devices.yml); for B200 and AMD, whose vendors quote no base clock, the peak.
-// - Base clocks missing from NVIDIA's datasheets come from TechPowerUp's GPU database or Habitat's
-//   devices.yml (shared/data/habitat), as noted.
+// - Base clocks missing from NVIDIA's datasheets come from TechPowerUp's GPU database, Habitat's
+//   devices.yml (shared/data/habitat) or pcspecchart.com, as noted.
 // - GeForce Turing, Ampere and Ada cards run FP16/BF16/FP8 tensor math with FP32 accumulation, which
 //   mixed-precision training uses, at half their FP16-accumulate rate: their entries carry the
 //   whitepapers' "with FP32 Accumulate" rows (Titan and professional cards run both at full rate).
+//   GeForce Blackwell halves FP16/BF16 but not FP8, as measured (rtx-5090's comment).
 #pragma once
 
 #include <algorithm>
@@ -432,6 +433,20 @@ inline const std::vector<device>& catalog() {
              .intra_node_link = nvlink(18, 50),  // 18 NVLink 5 links, 1.8 TB/s both directions
              .source = "NVIDIA HGX B200 datasheet (2024; 8-GPU totals / 8); Blackwell architecture technical "
                        "brief (sparse / 2); SM count from cudaGetDeviceProperties"},
+            // GeForce Blackwell SMs (compute capability 12.0, as in GB202): FP16 and BF16 with FP32 accumulation at
+            // half the SM's FP16-accumulate rate, 512 FLOPs an SM and cycle (170 x 2407 MHz x 512 = 209.5), TF32 at
+            // 256, FP8 at 2048, as an RTX 5060 Ti's (GB206) cuBLAS GEMMs of 8192^3 ran (QuantumDrizzy/BLACKWALL's
+            // README): 46.4, 23.2 and 182.1 TFLOPS of 47.4, 23.7 and 189.6 at its 36 SMs and 2572 MHz.
+            {.name = "rtx-5090", .description = "NVIDIA GeForce RTX 5090 (GB202)",
+             .peak = {.fp32 = fma_peak(21760, 2407), .tf32_tensor = fma_peak(21760, 2407),
+                      .fp16_tensor = fma_peak(2 * 21760, 2407), .bf16_tensor = fma_peak(2 * 21760, 2407),
+                      .fp8_tensor = fma_peak(8 * 21760, 2407)},
+             .memory_bandwidth = gbps(1792), .memory_capacity = gib(32), .sm_count = 170,
+             .compute_capability = cc(12, 0),
+             .clock = mhz(2017), .boost_clock = mhz(2407), .tdp_watts = 575, .intra_node_link = pcie5,
+             .source = "Linux Format's review of the RTX 5090 (May 2025: 170 SMs, 21760 shaders, 2407 MHz boost, "
+                       "32 GB GDDR7 on 512 bits, 1792 GB/s, 575 W); tensor rates per SM and cycle as above; base "
+                       "clock from pcspecchart.com"},
 
             // AMD CDNA. Matrix cores count as tensor pipes. FP32 is the packed-FP32 vector rate, which
             // equals the FP32 matrix rate (AMD's MI300X sheet quotes only it; unpacked is half).
