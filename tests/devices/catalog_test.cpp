@@ -156,9 +156,10 @@ TEST_CASE("the FP32 peak matches SMs x FP32 FLOP per SM per clock x boost clock 
     }
 }
 
-TEST_CASE("GeForce tensor peaks with FP32 accumulation: 512 FLOPs an SM and boost cycle in FP16 and BF16, 256 in TF32") {
-    // Half the pro boards' FP16 rate: the GA102 and Ada whitepapers' "with FP32 Accumulate" rows; GB202's as an RTX
-    // 5060 Ti's cuBLAS GEMMs ran (catalog.hpp, rtx-5090). cost::kernel's half-rate share reads this ratio.
+TEST_CASE("GeForce tensor peaks with FP32 accumulation: 512 FLOPs an SM and cycle in FP16 and BF16, 256 in TF32") {
+    // At the boost clock, half the pro boards' FP16 rate: the GA102 and Ada whitepapers' "with FP32 Accumulate" rows;
+    // GeForce Blackwell's as an RTX 5060 Ti's cuBLAS GEMMs ran (catalog.hpp, rtx-5090). cost::kernel's half-rate
+    // share reads this ratio.
     for (const char* name : {"rtx-3070", "rtx-3080", "rtx-3090", "rtx-4090", "rtx-5090"}) {
         INFO(name);
         const device& d = devices::get(name);
