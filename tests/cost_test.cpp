@@ -605,7 +605,8 @@ TEST_CASE("kernel: a GeForce board's half-rate FP16 and BF16 tensor pipe runs cl
     // 1695 MHz): 0.95 of them (tensor_matmul_half_rate). The same board with the pro GA102's full rate (twice the
     // peak, the A40's 1024 an SM and cycle) reaches 0.75 of it; so do SMs of compute capability 8.0 (GA100's, not
     // GeForce's) and 7.5 (Turing's, which no GEMM measured here checks) at the half rate, where GeForce Blackwell's
-    // (12.0) reach 0.95 as GA10x's do. The tiles and waves are the same on all.
+    // (12.0) reach 0.95 as GA10x's do, and at the full rate 0.75 as the RTX PRO 6000 Blackwell's would. The tiles and
+    // waves are the same on all.
     network net;
     net.add("data", ops::input{tensor_shape::image(28, 28, 512)});
     net.add("pointwise", zoo::detail::conv(512, {1, 1}, 1, {0, 0}, false), {"data"});
@@ -622,11 +623,14 @@ TEST_CASE("kernel: a GeForce board's half-rate FP16 and BF16 tensor pipe runs cl
     ga100_sm.compute_capability = cuda_compute_capability{8, 0};
     turing_sm.compute_capability = cuda_compute_capability{7, 5};
     blackwell_sm.compute_capability = cuda_compute_capability{12, 0};
+    device pro_blackwell_sm = full_rate;
+    pro_blackwell_sm.compute_capability = cuda_compute_capability{12, 0};
     for (element_type e : {element_type::fp16, element_type::bf16}) {
         CHECK(close(busy(full_rate, e) / busy(geforce, e), 0.95 / (2 * 0.75)));
         CHECK(close(busy(ga100_sm, e) / busy(geforce, e), 0.95 / 0.75));
         CHECK(close(busy(turing_sm, e) / busy(geforce, e), 0.95 / 0.75));
         CHECK(close(busy(blackwell_sm, e) / busy(geforce, e), 1.0));
+        CHECK(close(busy(pro_blackwell_sm, e) / busy(geforce, e), 0.95 / (2 * 0.75)));
     }
 }
 

@@ -204,7 +204,7 @@ if(Python3_FOUND)
   memory_fit(lambda_tf lambda-tf-benchmark/calibration.csv lambda-tf-benchmark/cases.csv "^fit: 40 of 40 rows .*memory 0\\.15-0\\.59 of")
   memory_fit(tf_dlbs_rtx2080 tf-dlbs-rtx2080/calibration.csv tf-dlbs-rtx2080/cases.csv "^fit: 20 of 20 rows .*memory 0\\.15-0\\.75 of")
   # timm's runs lowered the batch until a step ran: ResNet-50 trained at 512, every inference pass at 512 or 1,024.
-  memory_fit(timm_benchmark timm-benchmark/calibration.csv timm-benchmark/cases.csv "^fit: 149 of 149 rows .*memory 0\\.07-0\\.88 of")
+  memory_fit(timm_benchmark timm-benchmark/calibration.csv timm-benchmark/cases.csv "^fit: 164 of 164 rows .*memory 0\\.07-0\\.88 of")
   # DLBS's four ResNets (JSON) are what their script writes, and the script in the zoo's layout is the zoo's.
   add_test(NAME cli_dlbs_resnets
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/dlbs_resnets.py $<TARGET_FILE:steptime_cli>
@@ -239,13 +239,14 @@ add_test(NAME cli_validate_tf_dlbs_rtx2080 COMMAND ${cli} validate --data ${vali
 set_tests_properties(cli_validate_tf_dlbs_rtx2080 PROPERTIES PASS_REGULAR_EXPRESSION
   "against 20 published measurements.*TFD-001 +dlbs_tf_fp32 +vgg11:classes=1001 +rtx-2080 +133\\.001 .*TFD-020 +dlbs_tf_fp32 +nets/dlbs-resnet34\\.json +rtx-2080 +212\\.773 .*\ndlbs_tf_fp32 +20 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published training steps and inference passes of fifteen CNNs in autocast FP16 on an RTX 3090 (PyTorch
-# 1.12; inference also PyTorch 2.4) and inference passes on an RTX 4090 (PyTorch 2.4, NCHW also 2.9.1) and an RTX
-# 5090 (2.9.1, NCHW), NCHW and channels last, timm's benchmark tables: every row predicted, the first row's step 512
-# images / 2764.22 images/s = 185.224 ms, the last row VGG-19's inference pass on the RTX 5090, 350.706 ms.
+# 1.12; inference also PyTorch 2.4) and inference passes on an RTX 4090 (PyTorch 2.4, NCHW also 2.9.1), an RTX 5090
+# and an RTX PRO 6000 Blackwell Max-Q (2.9.1, NCHW), NCHW and channels last, timm's benchmark tables: every row
+# predicted, the first row's step 512 images / 2764.22 images/s = 185.224 ms, the last row VGG-19's inference pass on
+# the RTX PRO 6000 Max-Q, 688.597 ms.
 add_test(NAME cli_validate_timm_benchmark COMMAND ${cli} validate --data ${validation}/timm-benchmark/calibration.csv
          --cases ${validation}/timm-benchmark/cases.csv)
 set_tests_properties(cli_validate_timm_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
-  "against 149 published measurements.*TIM-001 +timm_3090_train_amp_nchw +resnet18 +rtx-3090 +185\\.224 .*TIM-149 +timm_5090_infer_amp_nchw_pt29 +vgg19 +rtx-5090 +350\\.706 .*\ntimm_3090_infer_amp_nchw +15 .*\ntimm_3090_infer_amp_nchw_pt24 +15 .*\ntimm_3090_infer_amp_nhwc +15 .*\ntimm_3090_infer_amp_nhwc_pt24 +14 .*\ntimm_3090_train_amp_nchw +15 .*\ntimm_3090_train_amp_nhwc +15 .*\ntimm_4090_infer_amp_nchw +15 .*\ntimm_4090_infer_amp_nchw_pt29 +15 .*\ntimm_4090_infer_amp_nhwc +15 .*\ntimm_5090_infer_amp_nchw_pt29 +15 +[0-9.]+% +[-+][0-9.]+% +0\n")
+  "against 164 published measurements.*TIM-001 +timm_3090_train_amp_nchw +resnet18 +rtx-3090 +185\\.224 .*TIM-164 +timm_pro6000maxq_infer_amp_nchw_pt29 +vgg19 +rtx-pro-6000-max-q +688\\.597 .*\ntimm_3090_infer_amp_nchw +15 .*\ntimm_3090_infer_amp_nchw_pt24 +15 .*\ntimm_3090_infer_amp_nhwc +15 .*\ntimm_3090_infer_amp_nhwc_pt24 +14 .*\ntimm_3090_train_amp_nchw +15 .*\ntimm_3090_train_amp_nhwc +15 .*\ntimm_4090_infer_amp_nchw +15 .*\ntimm_4090_infer_amp_nchw_pt29 +15 .*\ntimm_4090_infer_amp_nhwc +15 .*\ntimm_5090_infer_amp_nchw_pt29 +15 .*\ntimm_pro6000maxq_infer_amp_nchw_pt29 +15 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published passes of VGG-16, ResNet-152 and DenseNet-161 in PyTorch 0.3 and 1.0 (u39kun's
 # deep-learning-benchmark): every row predicted, the first forward pass 31.3 ms and forward-plus-backward 108.8 ms.
 add_test(NAME cli_validate_dl_benchmark COMMAND ${cli} validate

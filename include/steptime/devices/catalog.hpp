@@ -447,6 +447,21 @@ inline const std::vector<device>& catalog() {
              .source = "Linux Format's review of the RTX 5090 (May 2025: 170 SMs, 21760 shaders, 2407 MHz boost, "
                        "32 GB GDDR7 on 512 bits, 1792 GB/s, 575 W); tensor rates per SM and cycle as above; base "
                        "clock from pcspecchart.com"},
+            // Professional Blackwell on the same die runs its tensor pipe at the full rate with FP32 accumulation:
+            // 1024 FLOPs an SM and cycle in FP16 and BF16, 512 in TF32, 2048 in FP8 (the RTX PRO 6000 Workstation
+            // Edition's 503.8, 251.9 and 1007.6 TFLOPS at 188 x 2617 MHz, hmc-tech.com's spec page; its
+            // torch.matmul in FP16 ran 390.9 TFLOPS at 4096^3, zzc0721/torch-performance-test-data issue 160,
+            // above the half rate's 252). The Max-Q edition is that board at 300 W and a 2288 MHz boost.
+            {.name = "rtx-pro-6000-max-q", .description = "NVIDIA RTX PRO 6000 Blackwell Max-Q (GB202, 300 W)",
+             .peak = {.fp32 = fma_peak(24064, 2288), .tf32_tensor = fma_peak(2 * 24064, 2288),
+                      .fp16_tensor = fma_peak(4 * 24064, 2288), .bf16_tensor = fma_peak(4 * 24064, 2288),
+                      .fp8_tensor = fma_peak(8 * 24064, 2288)},
+             .memory_bandwidth = gbps(1792), .memory_capacity = gib(96), .sm_count = 188,
+             .compute_capability = cc(12, 0),
+             .clock = mhz(1590), .boost_clock = mhz(2288), .tdp_watts = 300, .intra_node_link = pcie5,
+             .source = "NVIDIA RTX PRO 6000 Blackwell Max-Q datasheet as Fixstars' blog gives it (Sept. 2025: GB202, "
+                       "188 SMs, 24064 cores, 96 GB GDDR7 at 1792 GB/s, 300 W); clocks from technical.city (110.1 "
+                       "FP32 TFLOPS = 2 x 24064 x 2288 MHz); tensor rates per SM and cycle as above"},
 
             // AMD CDNA. Matrix cores count as tensor pipes. FP32 is the packed-FP32 vector rate, which
             // equals the FP32 matrix rate (AMD's MI300X sheet quotes only it; unpacked is half).
