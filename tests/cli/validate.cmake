@@ -203,7 +203,8 @@ if(Python3_FOUND)
   memory_fit(tf_k80 tf-benchmarks-k80/calibration.csv tf-benchmarks-k80/cases.csv "^fit: 23 of 23 rows .*memory 0\\.13-0\\.69 of")
   memory_fit(lambda_tf lambda-tf-benchmark/calibration.csv lambda-tf-benchmark/cases.csv "^fit: 40 of 40 rows .*memory 0\\.15-0\\.59 of")
   memory_fit(tf_dlbs_rtx2080 tf-dlbs-rtx2080/calibration.csv tf-dlbs-rtx2080/cases.csv "^fit: 20 of 20 rows .*memory 0\\.15-0\\.75 of")
-  # timm's runs lowered the batch until a step ran: ResNet-50 trained at 512, every inference pass at 512 or 1,024.
+  # timm's runs lowered the batch until a step ran: ResNet-50 trained at 512, every inference pass at 512 or 1,024 (the
+  # RTX PRO 6000 Max-Q's, 96 GB, at 2,048).
   memory_fit(timm_benchmark timm-benchmark/calibration.csv timm-benchmark/cases.csv "^fit: 164 of 164 rows .*memory 0\\.07-0\\.88 of")
   # DLBS's four ResNets (JSON) are what their script writes, and the script in the zoo's layout is the zoo's.
   add_test(NAME cli_dlbs_resnets

@@ -169,13 +169,15 @@ TEST_CASE("GeForce tensor peaks with FP32 accumulation: 512 FLOPs an SM and cycl
         CHECK(to_double(*d.peak.tf32_tensor) / sm_cycles == doctest::Approx(256).epsilon(0.005));
     }
     // The professional board on GeForce Blackwell's die runs them at the full rate (catalog.hpp, rtx-pro-6000-max-q):
-    // 1024 and 512, which cost::kernel's share tells from the half rate by this ratio alone.
+    // 1024 and 512 (FP8 2048), which cost::kernel's share tells from the half rate by this ratio, the compute
+    // capability being the RTX 5090's.
     const device& pro = devices::get("rtx-pro-6000-max-q");
     CHECK(pro.compute_capability == devices::get("rtx-5090").compute_capability);
     const double pro_sm_cycles = *pro.sm_count * to_double(*pro.boost_clock);
     CHECK(to_double(*pro.peak.fp16_tensor) / pro_sm_cycles == doctest::Approx(1024).epsilon(0.005));
     CHECK(to_double(*pro.peak.bf16_tensor) / pro_sm_cycles == doctest::Approx(1024).epsilon(0.005));
     CHECK(to_double(*pro.peak.tf32_tensor) / pro_sm_cycles == doctest::Approx(512).epsilon(0.005));
+    CHECK(to_double(*pro.peak.fp8_tensor) / pro_sm_cycles == doctest::Approx(2048).epsilon(0.005));
 }
 
 TEST_CASE("SXM/NVLink variants are at least their PCIe siblings") {

@@ -459,9 +459,9 @@ inline const std::vector<device>& catalog() {
              .memory_bandwidth = gbps(1792), .memory_capacity = gib(96), .sm_count = 188,
              .compute_capability = cc(12, 0),
              .clock = mhz(1590), .boost_clock = mhz(2288), .tdp_watts = 300, .intra_node_link = pcie5,
-             .source = "NVIDIA RTX PRO 6000 Blackwell Max-Q datasheet as Fixstars' blog gives it (Sept. 2025: GB202, "
-                       "188 SMs, 24064 cores, 96 GB GDDR7 at 1792 GB/s, 300 W); clocks from technical.city (110.1 "
-                       "FP32 TFLOPS = 2 x 24064 x 2288 MHz); tensor rates per SM and cycle as above"},
+             .source = "technical.city's RTX PRO 6000 Blackwell Max-Q page (GB202, 24064 cores, 188 SMs, 1590 and "
+                       "2288 MHz, 110.1 FP32 TFLOPS, 300 W, PCIe 5.0); 96 GB GDDR7 at 1792 GB/s as every RTX PRO 6000 "
+                       "edition (hardware-corner.net, March 2025); tensor rates per SM and cycle as above"},
 
             // AMD CDNA. Matrix cores count as tensor pipes. FP32 is the packed-FP32 vector rate, which
             // equals the FP32 matrix rate (AMD's MI300X sheet quotes only it; unpacked is half).
