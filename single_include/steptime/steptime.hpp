@@ -846,7 +846,19 @@ inline const std::vector<device>& catalog() {
             // 1024 FLOPs an SM and cycle in FP16 and BF16, 512 in TF32, 2048 in FP8 (the RTX PRO 6000 Workstation
             // Edition's 503.8, 251.9 and 1007.6 TFLOPS at 188 x 2617 MHz, hmc-tech.com's spec page; its
             // torch.matmul in FP16 ran 390.9 TFLOPS at 4096^3, zzc0721/torch-performance-test-data issue 160,
-            // above the half rate's 252). The Max-Q edition is that board at 300 W and a 2288 MHz boost.
+            // above the half rate's 252).
+            {.name = "rtx-pro-6000", .description = "NVIDIA RTX PRO 6000 Blackwell Workstation Edition (GB202, 600 W)",
+             .peak = {.fp32 = fma_peak(24064, 2617), .tf32_tensor = fma_peak(2 * 24064, 2617),
+                      .fp16_tensor = fma_peak(4 * 24064, 2617), .bf16_tensor = fma_peak(4 * 24064, 2617),
+                      .fp8_tensor = fma_peak(8 * 24064, 2617)},
+             .memory_bandwidth = gbps(1792), .memory_capacity = gib(96), .sm_count = 188,
+             .compute_capability = cc(12, 0),
+             .clock = mhz(2617),  // the boost clock, at which hmc-tech.com gives the rates; no base clock at hand
+             .tdp_watts = 600, .intra_node_link = pcie5,
+             .source = "hmc-tech.com's RTX PRO 6000 Blackwell page (24064 cores at 2617 MHz: 125.95 FP32 TFLOPS, "
+                       "tensor rates as above); hardware-corner.net (March 2025: 96 GB GDDR7 on 512 bits, 1792 GB/s, "
+                       "600 W); 188 SMs of 128 cores"},
+            // The Max-Q edition: the same board at 300 W and a 2288 MHz boost.
             {.name = "rtx-pro-6000-max-q", .description = "NVIDIA RTX PRO 6000 Blackwell Max-Q (GB202, 300 W)",
              .peak = {.fp32 = fma_peak(24064, 2288), .tf32_tensor = fma_peak(2 * 24064, 2288),
                       .fp16_tensor = fma_peak(4 * 24064, 2288), .bf16_tensor = fma_peak(4 * 24064, 2288),

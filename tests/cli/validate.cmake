@@ -337,6 +337,14 @@ if(Python3_FOUND)
   memory_fit(pytorch_experiments_v100 pytorch-experiments-v100/calibration.csv pytorch-experiments-v100/cases.csv
              "^fit: 8 of 8 rows .*memory 0\\.00-0\\.66 of")
 endif()
+# Held-out published torch.mm timings on an RTX PRO 6000 Blackwell Workstation Edition (zzc0721's issue 160): the
+# time of one call, 2 x n^3 over the reported rate, 2 x 1024^3 / 41.80 TFLOPS = 0.05138 ms (MM-001, FP32) to
+# 2 x 10240^3 / 333.93 TFLOPS = 6.431 ms (MM-020, BF16).
+set(mm ${validation}/torch-mm-rtx-pro-6000)
+add_test(NAME cli_validate_torch_mm_rtx_pro_6000 COMMAND ${cli} validate --data ${mm}/calibration.csv
+         --cases ${mm}/cases.csv)
+set_tests_properties(cli_validate_torch_mm_rtx_pro_6000 PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 20 published measurements.*MM-001 +torch_mm_pro6000_fp32 +gemm:m=1024,n=1024,k=1024 +rtx-pro-6000 +0\\.051 .*MM-020 +torch_mm_pro6000_bf16 +gemm:m=10240,n=10240,k=10240 +rtx-pro-6000 +6\\.431 .*\ntorch_mm_pro6000_bf16 +5 .*\ntorch_mm_pro6000_fp16 +5 .*\ntorch_mm_pro6000_fp32 +5 .*\ntorch_mm_pro6000_tf32 +5 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # --anchor: each row from the same quantity measured on another GPU, scaled by the model's ratio (Habitat's
 # anchoring). The anchor device's own rows are skipped; no common row at all is an error.
 add_test(NAME cli_validate_anchored COMMAND ${cli} validate ${held_out} --anchor titan-x-maxwell)
@@ -435,5 +443,5 @@ if(Python3_FOUND)
   add_test(NAME cli_accuracy_table
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/accuracy.py $<TARGET_FILE:steptime_cli> ${validation}
                    --check ${PROJECT_SOURCE_DIR}/README.md)
-  set_tests_properties(cli_accuracy_table PROPERTIES PASS_REGULAR_EXPRESSION "README.md's table is current \\(15 sets\\)")
+  set_tests_properties(cli_accuracy_table PROPERTIES PASS_REGULAR_EXPRESSION "README.md's table is current \\(16 sets\\)")
 endif()

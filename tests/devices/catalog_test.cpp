@@ -24,7 +24,7 @@ const std::vector<std::string> required_names = {
     "rtx-2070", "rtx-2080", "rtx-2080-ti", "quadro-rtx-4000", "titan-rtx", "quadro-rtx-5000", "quadro-rtx-6000",
     "quadro-rtx-8000", "a10", "rtx-3090", "rtx-3070", "rtx-3080", "a40", "rtx-a4000", "rtx-a5000", "rtx-a6000", "a30",
     "a100-pcie-40gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "l4", "l40s", "rtx-4090", "h100-pcie-80gb",
-    "h100-sxm5-80gb", "h200-sxm-141gb", "b200", "rtx-5090", "rtx-pro-6000-max-q", "mi250x", "mi300x"};
+    "h100-sxm5-80gb", "h200-sxm-141gb", "b200", "rtx-5090", "rtx-pro-6000", "rtx-pro-6000-max-q", "mi250x", "mi300x"};
 
 bool is_paleo(const device& d) { return d.name.rfind("paleo:", 0) == 0; }
 
@@ -146,7 +146,7 @@ TEST_CASE("the FP32 peak matches SMs x FP32 FLOP per SM per clock x boost clock 
         {"quadro-rtx-5000", 128}, {"quadro-rtx-6000", 128}, {"quadro-rtx-8000", 128}, {"rtx-3070", 256},
         {"rtx-3080", 256},      {"rtx-a5000", 256},   {"rtx-a6000", 256},
         {"h100-pcie-80gb", 256}, {"h100-sxm5-80gb", 256}, {"h200-sxm-141gb", 256}, {"b200", 256},
-        {"rtx-5090", 256},      {"rtx-pro-6000-max-q", 256}, {"mi250x", 256}, {"mi300x", 256}};
+        {"rtx-5090", 256},      {"rtx-pro-6000", 256}, {"rtx-pro-6000-max-q", 256}, {"mi250x", 256}, {"mi300x", 256}};
     CHECK(std::size(flop_per_sm_clock) == required_names.size() - 8);  // every vendor entry
     for (const auto& entry : flop_per_sm_clock) {  // no structured bindings: clang 14 cannot capture them
         INFO(entry.first);
@@ -156,7 +156,7 @@ TEST_CASE("the FP32 peak matches SMs x FP32 FLOP per SM per clock x boost clock 
     }
 }
 
-TEST_CASE("GeForce tensor peaks with FP32 accumulation: 512 FLOPs an SM and cycle in FP16 and BF16, 256 in TF32; a pro Blackwell board 1024 and 512") {
+TEST_CASE("GeForce tensor peaks with FP32 accumulation: 512 FLOPs an SM and cycle in FP16 and BF16, 256 in TF32; pro Blackwell boards 1024 and 512") {
     // At the boost clock, half the pro boards' FP16 rate: the GA102 and Ada whitepapers' "with FP32 Accumulate" rows;
     // GeForce Blackwell's as an RTX 5060 Ti's cuBLAS GEMMs ran (catalog.hpp, rtx-5090). cost::kernel's half-rate
     // share reads this ratio.
@@ -168,16 +168,19 @@ TEST_CASE("GeForce tensor peaks with FP32 accumulation: 512 FLOPs an SM and cycl
         CHECK(to_double(*d.peak.bf16_tensor) / sm_cycles == doctest::Approx(512).epsilon(0.005));
         CHECK(to_double(*d.peak.tf32_tensor) / sm_cycles == doctest::Approx(256).epsilon(0.005));
     }
-    // The professional board on GeForce Blackwell's die runs them at the full rate (catalog.hpp, rtx-pro-6000-max-q):
-    // 1024 and 512 (FP8 2048), which cost::kernel's share tells from the half rate by this ratio, the compute
-    // capability being the RTX 5090's.
-    const device& pro = devices::get("rtx-pro-6000-max-q");
-    CHECK(pro.compute_capability == devices::get("rtx-5090").compute_capability);
-    const double pro_sm_cycles = *pro.sm_count * to_double(*pro.boost_clock);
-    CHECK(to_double(*pro.peak.fp16_tensor) / pro_sm_cycles == doctest::Approx(1024).epsilon(0.005));
-    CHECK(to_double(*pro.peak.bf16_tensor) / pro_sm_cycles == doctest::Approx(1024).epsilon(0.005));
-    CHECK(to_double(*pro.peak.tf32_tensor) / pro_sm_cycles == doctest::Approx(512).epsilon(0.005));
-    CHECK(to_double(*pro.peak.fp8_tensor) / pro_sm_cycles == doctest::Approx(2048).epsilon(0.005));
+    // The professional boards on GeForce Blackwell's die run them at the full rate (catalog.hpp, rtx-pro-6000): 1024
+    // and 512 (FP8 2048), which cost::kernel's share tells from the half rate by this ratio, the compute capability
+    // being the RTX 5090's.
+    for (const char* name : {"rtx-pro-6000", "rtx-pro-6000-max-q"}) {
+        INFO(name);
+        const device& pro = devices::get(name);
+        CHECK(pro.compute_capability == devices::get("rtx-5090").compute_capability);
+        const double sm_cycles = *pro.sm_count * to_double(pro.boost_clock.value_or(pro.clock));
+        CHECK(to_double(*pro.peak.fp16_tensor) / sm_cycles == doctest::Approx(1024).epsilon(0.005));
+        CHECK(to_double(*pro.peak.bf16_tensor) / sm_cycles == doctest::Approx(1024).epsilon(0.005));
+        CHECK(to_double(*pro.peak.tf32_tensor) / sm_cycles == doctest::Approx(512).epsilon(0.005));
+        CHECK(to_double(*pro.peak.fp8_tensor) / sm_cycles == doctest::Approx(2048).epsilon(0.005));
+    }
 }
 
 TEST_CASE("SXM/NVLink variants are at least their PCIe siblings") {
