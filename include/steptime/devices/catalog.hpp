@@ -44,6 +44,13 @@ inline const std::vector<device>& catalog() {
         constexpr auto fma_peak = [](int cores, double clock_mhz) {
             return flops_per_second_of(2.0 * cores * clock_mhz / 1e6 * 1e12);
         };
+        // The RTX PRO 6000 Blackwell editions' peaks at their boost clock: GB202's 24064 cores, the professional tensor
+        // rates as multiples of their FP32 rate (the entries' comment).
+        constexpr auto rtx_pro_6000_peaks = [fma_peak](double clock_mhz) {
+            const auto rate = [&](int times_fp32) { return fma_peak(times_fp32 * 24064, clock_mhz); };
+            return peak_rates{.fp32 = rate(1), .tf32_tensor = rate(2), .fp16_tensor = rate(4), .bf16_tensor = rate(4),
+                              .fp8_tensor = rate(8)};
+        };
         // NVLink: links x GB/s per link and direction (20 for NVLink 1, 25 for NVLink 2-4, 50 for NVLink 5).
         constexpr auto nvlink = [](int links, double gbps_each) {
             return bytes_per_second_of(links * gbps_each * 1e9);
@@ -453,9 +460,7 @@ inline const std::vector<device>& catalog() {
             // torch.matmul in FP16 ran 390.9 TFLOPS at 4096^3, zzc0721/torch-performance-test-data issue 160,
             // above the half rate's 252).
             {.name = "rtx-pro-6000", .description = "NVIDIA RTX PRO 6000 Blackwell Workstation Edition (GB202, 600 W)",
-             .peak = {.fp32 = fma_peak(24064, 2617), .tf32_tensor = fma_peak(2 * 24064, 2617),
-                      .fp16_tensor = fma_peak(4 * 24064, 2617), .bf16_tensor = fma_peak(4 * 24064, 2617),
-                      .fp8_tensor = fma_peak(8 * 24064, 2617)},
+             .peak = rtx_pro_6000_peaks(2617),
              .memory_bandwidth = gbps(1792), .memory_capacity = gib(96), .sm_count = 188,
              .compute_capability = cc(12, 0),
              .clock = mhz(2617),  // the boost clock, at which hmc-tech.com gives the rates; no base clock at hand
@@ -465,9 +470,7 @@ inline const std::vector<device>& catalog() {
                        "600 W); 188 SMs of 128 cores"},
             // The Max-Q edition: the same board at 300 W and a 2288 MHz boost.
             {.name = "rtx-pro-6000-max-q", .description = "NVIDIA RTX PRO 6000 Blackwell Max-Q (GB202, 300 W)",
-             .peak = {.fp32 = fma_peak(24064, 2288), .tf32_tensor = fma_peak(2 * 24064, 2288),
-                      .fp16_tensor = fma_peak(4 * 24064, 2288), .bf16_tensor = fma_peak(4 * 24064, 2288),
-                      .fp8_tensor = fma_peak(8 * 24064, 2288)},
+             .peak = rtx_pro_6000_peaks(2288),
              .memory_bandwidth = gbps(1792), .memory_capacity = gib(96), .sm_count = 188,
              .compute_capability = cc(12, 0),
              .clock = mhz(1590), .boost_clock = mhz(2288), .tdp_watts = 300, .intra_node_link = pcie5,
