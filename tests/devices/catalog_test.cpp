@@ -156,7 +156,7 @@ TEST_CASE("the FP32 peak matches SMs x FP32 FLOP per SM per clock x boost clock 
     }
 }
 
-TEST_CASE("GeForce tensor peaks with FP32 accumulation: 512 FLOPs an SM and cycle in FP16 and BF16, 256 in TF32; pro Blackwell boards 1024 and 512") {
+TEST_CASE("FP16/BF16 and TF32 tensor peaks an SM and cycle, FP32 accumulation: GeForce 512 and 256, pro Blackwell 1024, 512") {
     // At the boost clock, half the pro boards' FP16 rate: the GA102 and Ada whitepapers' "with FP32 Accumulate" rows;
     // GeForce Blackwell's as an RTX 5060 Ti's cuBLAS GEMMs ran (catalog.hpp, rtx-5090). cost::kernel's half-rate
     // share reads this ratio.
