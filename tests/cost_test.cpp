@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -531,8 +532,9 @@ TEST_CASE("kernel: cuDNN 9's FP32 convolutions on Hopper run below the wide SGEM
     device hopper = test_device();
     hopper.sm_count = 4;
     hopper.compute_capability = cuda_compute_capability{9, 0};
-    device ada = hopper, blackwell = hopper;
-    ada.compute_capability = cuda_compute_capability{8, 9};
+    // The same wide SMs with GA100's and GB100's compute capabilities (not graphics dies): the wide SGEMM rate.
+    device ampere = hopper, blackwell = hopper;
+    ampere.compute_capability = cuda_compute_capability{8, 0};
     blackwell.compute_capability = cuda_compute_capability{10, 0};
     const auto time = [&](const cost::kernel& k, const device& dev, const char* layer, pass p,
                           element_type e = element_type::fp32) {
@@ -545,16 +547,16 @@ TEST_CASE("kernel: cuDNN 9's FP32 convolutions on Hopper run below the wide SGEM
     // The weight gradient, one tile split 4 ways, at 0.68 / 1.48, then its FP32 partials written and read back.
     CHECK(close(time(k, hopper, "pointwise", pass::backward_weights),
                 flops / (0.75e12 * 0.68 / 1.48) + 5e-6 + 2 * 4 * 128 * 128 * 4 / 0.8e11));
-    for (const device& other : {ada, blackwell})
+    for (const device& other : {ampere, blackwell})
         CHECK(close(time(k, other, "pointwise", pass::forward), flops / 0.75e12 + 5e-6));
     // Not with cuDNN 7, nor under the flat Winograd share, nor for a grouped convolution or one whose 3 channels
     // fill no 16-byte load (other kernels), nor in FP16.
     const cost::kernel k7{.library = cost::conv_library::cudnn7};
-    CHECK(close(time(k7, hopper, "pointwise", pass::forward), time(k7, ada, "pointwise", pass::forward)));
+    CHECK(close(time(k7, hopper, "pointwise", pass::forward), time(k7, ampere, "pointwise", pass::forward)));
     for (const char* layer : {"winograd", "grouped", "first"})
-        CHECK(close(time(k, hopper, layer, pass::forward), time(k, ada, layer, pass::forward)));
+        CHECK(close(time(k, hopper, layer, pass::forward), time(k, ampere, layer, pass::forward)));
     CHECK(close(time(k, hopper, "pointwise", pass::forward, element_type::fp16),
-                time(k, ada, "pointwise", pass::forward, element_type::fp16)));
+                time(k, ampere, "pointwise", pass::forward, element_type::fp16)));
 }
 
 TEST_CASE("kernel: a TF32 convolution runs the faster of the tensor pipe and the CUDA cores' FP32 algorithm") {
@@ -587,8 +589,8 @@ TEST_CASE("kernel: a TF32 convolution runs the faster of the tensor pipe and the
     pro.peak.tf32_tensor = flops_per_second_of(2e12);
     CHECK(close(time(k, pro, "conv", pass::forward, element_type::tf32), 3'700'178'944 / 1.5e12 + 5e-6 + bias_add));
     CHECK(close(time(k, pro, "pointwise", pass::forward, element_type::tf32), 411'844'608 / 1.5e12 + 5e-6 + bias_add));
-    // The catalog's RTX 3090 in NCHW (wide SMs, 0.75; cuDNN 9 transposes around the tensor pipe): the 3x3
-    // convolution's Winograd on the CUDA cores, 0.75 x 1.5 = 1.125 of the 35.6 TFLOPS both pipes have, against
+    // The catalog's RTX 3090 in NCHW (a graphics die's wide SMs, 0.68; cuDNN 9 transposes around the tensor pipe):
+    // the 3x3 convolution's Winograd on the CUDA cores, 0.68 x 1.5 = 1.02 of the 35.6 TFLOPS both pipes have, against
     // the tensor pipe's 0.75 and its transposes, in every pass.
     const device& rtx3090 = devices::get("rtx-3090");
     const cost::kernel nchw{};
@@ -655,6 +657,27 @@ TEST_CASE("kernel: Kepler's 48-lane schedulers reach a lower share of the FP32 p
     // The catalog's K80 die: 2496 lanes on 13 SMs at its 875 MHz boost, 4.37 TFLOP/s, is such an SM.
     const device& k80 = devices::get("k80");
     CHECK(close(k80.peak.fp32.value() / (2 * *k80.sm_count * quoted_clock(k80).value() * 4), 48.0));
+}
+
+TEST_CASE("kernel: the graphics dies' wide SMs reach a lower share of the FP32 peak in GEMMs") {
+    // The GEMM of the Kepler case on 4 wide SMs (1 TFLOP/s at 1000 MHz: 31.25 lanes a scheduler): 0.68 of the peak
+    // (simt_matmul_graphics) with the compute capability of GA10x, Ada or GB20x (8.6, 8.9, 12.0), 0.75 with GH100's
+    // (9.0) or GB100's (10.0) or none.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(16, 16, 128)});
+    net.add("pointwise", zoo::detail::conv(128, {1, 1}, 1, {0, 0}, false), {"data"});
+    device wide = test_device();
+    wide.sm_count = 4;
+    const auto time = [&](std::optional<cuda_compute_capability> cc) {
+        device dev = wide;
+        dev.compute_capability = cc;
+        return cost::kernel{}.layer(net, *net.find("pointwise"), pass::forward, cost_context{dev, 8}).total().value();
+    };
+    for (auto cc : {cuda_compute_capability{8, 6}, cuda_compute_capability{8, 9}, cuda_compute_capability{12, 0}})
+        CHECK(close(time(cc), 67'108'864 / 0.68e12 + 5e-6));
+    for (auto cc : {cuda_compute_capability{9, 0}, cuda_compute_capability{10, 0}})
+        CHECK(close(time(cc), 67'108'864 / 0.75e12 + 5e-6));
+    CHECK(close(time(std::nullopt), 67'108'864 / 0.75e12 + 5e-6));
 }
 
 TEST_CASE("kernel: in NCHW a first layer's weight gradient gathers its image an element a load") {
@@ -1008,6 +1031,9 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k = {};
     k.efficiency.simt_matmul_wide = ratio_of(-0.5);
     CHECK(err(k) == "kernel: simt_matmul_wide is -0.500000, expected a fraction in (0, 1]");
+    k = {};
+    k.efficiency.simt_matmul_graphics = ratio_of(1.5);
+    CHECK(err(k) == "kernel: simt_matmul_graphics is 1.500000, expected a fraction in (0, 1]");
     k = {};
     k.efficiency.simt_matmul_dual_issue = ratio_of(1.2);
     CHECK(err(k) == "kernel: simt_matmul_dual_issue is 1.200000, expected a fraction in (0, 1]");

@@ -26,6 +26,11 @@ struct kernel_efficiency {
     // GA10x, Ada, Hopper, Blackwell) issues an FFMA every cycle, so every other instruction takes an FFMA's slot
     // (DeepBench Titan X Maxwell: 71%; the H100's 8192^3 SGEMM measured here: 77%).
     ratio simt_matmul_wide = ratio_of(0.75);
+    // The graphics dies' wide SMs (GA10x, Ada, GB20x: graphics_sm) reach less: PyTorch's FP32 torch.mm on desktop
+    // GeForce boards in physical machines, best of 1024^2 to 10240^2, took 0.64-0.71 of the peak at the boost clock,
+    // median 0.68 of nine runs (RTX 3090 two, 4070 SUPER two, 4090 three, 5090, 5090 D v2), where the same table's
+    // H100 and H200 took 0.78 and 0.77 (zzc0721/torch-performance-test-data's database.md at 0785868).
+    ratio simt_matmul_graphics = ratio_of(0.68);
     // Kepler's 48 lanes a scheduler fill only at 1.5 FFMA warp instructions a cycle, two of one warp issued together
     // every other cycle, which the loads between them and register bank conflicts rarely allow (Lai & Seznec, CGO
     // 2013, bound GK104's SGEMM at 58% of peak): cuBLAS 7.0's SGEMMs of 2048^3 to 5760^3 on a K40 with its clocks
@@ -147,6 +152,7 @@ struct kernel {
         detail::validate_common(name, ratio_of(1.0), ratio_of(1.0), ppp_comm, cross_device_bandwidth);
         steptime::detail::require_ppp(name, "simt_matmul", efficiency.simt_matmul);
         steptime::detail::require_ppp(name, "simt_matmul_wide", efficiency.simt_matmul_wide);
+        steptime::detail::require_ppp(name, "simt_matmul_graphics", efficiency.simt_matmul_graphics);
         steptime::detail::require_ppp(name, "simt_matmul_dual_issue", efficiency.simt_matmul_dual_issue);
         steptime::detail::require_ppp(name, "simt_wide_data_gradient", efficiency.simt_wide_data_gradient);
         steptime::detail::require_ppp(name, "simt_wide_weight_gradient", efficiency.simt_wide_weight_gradient);
@@ -253,15 +259,18 @@ private:
         return d.sm_count ? d.peak.fp32.value() / (2 * *d.sm_count * quoted_clock(d).value() * schedulers) : 0;
     }
 
-    // The share of a tensor pipe's peak that a large matmul reaches: tensor_matmul_half_rate where FP16 or BF16
-    // runs at half its SM's rate, with FP32 accumulation on a GeForce Ampere, Ada or Blackwell board (compute
-    // capability 8.6, 8.9 or 12.x), whose peak comes to 512 FLOPs an SM and cycle where those SMs do 1024. TF32,
-    // half rate there too, is priced by run()'s faster-pipe rule.
-    ratio tensor_matmul_share(const device& d, flops_per_second peak, element_type precision) const {
+    // An SM of a graphics die: GA10x, Ada or GB20x (compute capability 8.6, 8.9 or 12.x), not GA100, GH100 or GB100.
+    static bool graphics_sm(const device& d) {
         const auto& cc = d.compute_capability;
-        const bool ga10x_ada_or_gb20x =
-            cc && ((cc->major == 8 && (cc->minor == 6 || cc->minor == 9)) || cc->major == 12);
-        const bool half_rate = element_bytes(precision) == 2 && d.sm_count && ga10x_ada_or_gb20x &&
+        return cc && ((cc->major == 8 && (cc->minor == 6 || cc->minor == 9)) || cc->major == 12);
+    }
+
+    // The share of a tensor pipe's peak that a large matmul reaches: tensor_matmul_half_rate where FP16 or BF16
+    // runs at half its SM's rate, with FP32 accumulation on a GeForce Ampere, Ada or Blackwell board (a graphics
+    // SM), whose peak comes to 512 FLOPs an SM and cycle where those SMs do 1024. TF32, half rate there too, is
+    // priced by run()'s faster-pipe rule.
+    ratio tensor_matmul_share(const device& d, flops_per_second peak, element_type precision) const {
+        const bool half_rate = element_bytes(precision) == 2 && d.sm_count && graphics_sm(d) &&
                                peak.value() / (*d.sm_count * quoted_clock(d).value()) < 768;  // 512, not 1024
         return half_rate ? efficiency.tensor_matmul_half_rate : efficiency.tensor_matmul;
     }
@@ -499,8 +508,9 @@ private:
             const double lanes = lanes_per_scheduler(c.dev);
             const bool wide = lanes > 24;  // 32 or 48 (not 16): an FFMA warp instruction issues every cycle
             tensor_pipe = tensor && aligned && tensor_allowed;
+            const ratio wide_share = graphics_sm(c.dev) ? efficiency.simt_matmul_graphics : efficiency.simt_matmul_wide;
             simt = c.dev.simt_peak_for(c.precision) * (lanes > 40 ? efficiency.simt_matmul_dual_issue  // Kepler's 48
-                                                       : wide     ? efficiency.simt_matmul_wide
+                                                       : wide     ? wide_share
                                                                   : efficiency.simt_matmul);
             // cuDNN 9's Winograd as a share of the multiplications saved; cuDNN 7's kernels are priced below.
             const bool flat_winograd = k.winograd_filter > 0 && library == conv_library::cudnn9;
