@@ -66,13 +66,14 @@ struct kernel_efficiency {
     // GeForce Ampere, Ada and Blackwell boards multiply FP16 and BF16 with FP32 accumulation (cuDNN's and cuBLAS's
     // for mixed precision) at half their SMs' tensor rate (GA102 and Ada whitepapers, GeForce Blackwell as measured
     // below: 512 FLOPs an SM and cycle against 1024 with FP16 accumulation and on the pro boards): feeding that pipe
-    // takes half the operand traffic a FLOP, and large GEMMs come close to the rated peak. cublasGemmEx with FP32
-    // compute, 5376 x 5376 x 2048 on an RTX 3090: 65.5 TFLOPS of 71.2, 0.92 (KnowingNothing/MatmulTutorial,
-    // call_cublas.cu); an mma.sync FP32-accumulate GEMM of 8192^3 on an RTX 4090: 163.5 of 165.2, 0.99 (xytpai/gpuk's
-    // README at 71db7cd); cuBLAS's of 8192^3 on an RTX 5060 Ti, zero-filled: 46.4 of 47.4, 0.98
-    // (QuantumDrizzy/BLACKWALL's README at 71dc975). Turing's GeForce boards halve it too but have no such
-    // measurement here (docs/model.md).
-    ratio tensor_matmul_half_rate = ratio_of(0.95);
+    // takes half the operand traffic a FLOP, and large GEMMs reach the peak at the rated boost clock (the boards
+    // clock above it). PyTorch's FP16 torch.mm with FP32 accumulation on the nine desktop GeForce runs of
+    // simt_matmul_graphics: 1.00-1.13 of it, median 1.06 (BF16 1.02-1.16). cublasGemmEx with FP32 compute, 5376 x 5376
+    // x 2048 on an RTX 3090: 65.5 TFLOPS of 71.2, 0.92 (KnowingNothing/MatmulTutorial, call_cublas.cu); an mma.sync
+    // FP32-accumulate GEMM of 8192^3 on an RTX 4090: 163.5 of 165.2, 0.99 (xytpai/gpuk's README at 71db7cd);
+    // cuBLAS's of 8192^3 on an RTX 5060 Ti, zero-filled: 46.4 of 47.4, 0.98 (QuantumDrizzy/BLACKWALL's README at
+    // 71dc975). Turing's GeForce boards halve it too but have no such measurement here (docs/model.md).
+    ratio tensor_matmul_half_rate = ratio_of(1.0);
     ratio memory = ratio_of(0.80);  // element-wise and normalization kernels, of DRAM bandwidth
     // Kernels that walk NCHW tensors across their channel planes: batch norm's per-channel reductions
     // (cuDNN's NCHW kernels; the H100's ResNet-50 profile: 0.63 of DRAM bandwidth forward, 0.52 backward) and
