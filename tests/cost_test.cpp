@@ -650,9 +650,9 @@ TEST_CASE("kernel: Kepler's 48-lane schedulers and the graphics dies' SMs reach 
         return cost::kernel{}.layer(net, *net.find("pointwise"), pass::forward, cost_context{dev, 8}).total().value();
     };
     CHECK(close(time(kepler), 67'108'864 / (1.536e12 * 0.65) + 5e-6));
-    device maxwell = test_device();
-    maxwell.sm_count = 4;
-    CHECK(close(time(maxwell), 67'108'864 / 0.75e12 + 5e-6));
+    device wide = test_device();  // 31.25 lanes a scheduler on 4 SMs: wide, as Maxwell's 32
+    wide.sm_count = 4;
+    CHECK(close(time(wide), 67'108'864 / 0.75e12 + 5e-6));
     // The catalog's K80 die: 2496 lanes on 13 SMs at its 875 MHz boost, 4.37 TFLOP/s, is such an SM.
     const device& k80 = devices::get("k80");
     CHECK(close(k80.peak.fp32.value() / (2 * *k80.sm_count * quoted_clock(k80).value() * 4), 48.0));
@@ -660,12 +660,12 @@ TEST_CASE("kernel: Kepler's 48-lane schedulers and the graphics dies' SMs reach 
     // (8.6, 8.9, 12.0), and keep 0.75 with a compute die's, GA100's (8.0) or GB100's (10.0); GH100's (9.0) has its own
     // rule for cuDNN 9's FP32 convolutions.
     for (auto cc : {cuda_compute_capability{8, 6}, cuda_compute_capability{8, 9}, cuda_compute_capability{12, 0}}) {
-        maxwell.compute_capability = cc;
-        CHECK(close(time(maxwell), 67'108'864 / 0.68e12 + 5e-6));
+        wide.compute_capability = cc;
+        CHECK(close(time(wide), 67'108'864 / 0.68e12 + 5e-6));
     }
     for (auto cc : {cuda_compute_capability{8, 0}, cuda_compute_capability{10, 0}}) {
-        maxwell.compute_capability = cc;
-        CHECK(close(time(maxwell), 67'108'864 / 0.75e12 + 5e-6));
+        wide.compute_capability = cc;
+        CHECK(close(time(wide), 67'108'864 / 0.75e12 + 5e-6));
     }
 }
 
