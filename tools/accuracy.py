@@ -78,9 +78,9 @@ calibrated = {measurement(row) for row in measurements(args.measured / "calibrat
 def goal_errors(report, data, fit_chose):
     """The signed errors of the report's single-GPU training steps that chose no constant."""
     rows = measurements(data)
-    return [r["error"] for r in report["rows"]
-            if rows[r["id"]]["num_gpus"] == "1" and rows[r["id"]]["metric"] == "images_per_s"
-            and measurement(rows[r["id"]]) not in calibrated and not (fit_chose and r["category"].endswith("_fit"))]
+    return [r["error"] for r in report["rows"] if (m := rows[r["id"]])["num_gpus"] == "1"
+            and m["metric"] == "images_per_s" and measurement(m) not in calibrated
+            and not (fit_chose and r["category"].endswith("_fit"))]
 
 
 def goal_cells(errors):
