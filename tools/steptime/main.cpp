@@ -276,7 +276,14 @@ std::string opt_number(const std::optional<Q>& q, double scale) {
     return detail::fixed(to_double(*q) / scale, 1);
 }
 
-void list_devices() {
+// The catalog as a table, or as a JSON array of device files' objects (a start for a --device file).
+void list_devices(const std::string& format) {
+    if (format == "json") {
+        nlohmann::json all = nlohmann::json::array();
+        for (const auto& d : devices::catalog()) all.push_back(io::to_json(d));
+        std::cout << all.dump(2) << "\n";
+        return;
+    }
     std::cout << detail::pad_right("name", 22) << detail::pad_left("FP32 TFLOP/s", 13) << detail::pad_left("FP16 TC", 9)
               << detail::pad_left("mem GB/s", 10) << detail::pad_left("mem GiB", 8) << "  description\n";
     for (const auto& d : devices::catalog()) {
@@ -316,7 +323,11 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", std::string(steptime::version));
     app.require_subcommand(1);
 
-    app.add_subcommand("devices", "list the built-in device catalog")->callback(list_devices);
+    std::string devices_format = "table";
+    auto* dv = app.add_subcommand("devices", "list the built-in device catalog");
+    dv->add_option("--format", devices_format, "table, or json: each device as a --device file holds it")
+        ->check(CLI::IsMember({"table", "json"}));
+    dv->callback([&] { list_devices(devices_format); });
     app.add_subcommand("models", "list the built-in networks")->callback(list_models);
 
     options po;
