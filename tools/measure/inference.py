@@ -10,7 +10,7 @@ one CSV row. Precisions: fp32 (TF32 off), tf32, amp (torch.autocast to FP16 over
 
     python3 tools/measure/inference.py --out DIR [--plan fp32,amp,fp16] [--batches 1,8,64] [--budget-s 300]
 
-writes DIR/inference-environment.json (GPU, driver, library versions, settings) and DIR/inference.csv; rows
+writes DIR/inference-environment.json (GPU, driver, library versions, host CPU, settings) and DIR/inference.csv; rows
 are flushed as they are measured, so a run stopped at its time limit keeps what it measured.
 `to_calibration.py DIR DEVICE` turns them into inference_ms rows.
 """

@@ -9,7 +9,7 @@ time and the steady steps' peak GPU memory go to one CSV row. No data loader and
     python3 tools/measure/train_steps.py --out DIR [--plan fp32,amp] [--batches 64,128] [--channels-last]
                                          [--optimizer momentum|adam] [--profile] [--budget-s 480]
 
-writes DIR/environment.json (GPU, driver, library versions, settings), DIR/ceilings.csv (measured
+writes DIR/environment.json (GPU, driver, library versions, host CPU, settings), DIR/ceilings.csv (measured
 copy bandwidth, matrix-product rates, launch latency) and DIR/train_steps.csv; with --profile,
 DIR/kernels.csv instead: per step, how many GPU operations ran and their summed time, beside the
 step time (a step much longer than its GPU work waits on the host). Rows are appended
@@ -227,6 +227,21 @@ def measure_batches(what, batches, measure_row, f, w, start, budget_s):
     return True
 
 
+def host():
+    """The CPU that issues the kernels: a host-bound step's time is its dispatch (steptime's --host-dispatch)."""
+    def first(path, key=None):
+        try:
+            with open(path) as f:
+                lines = [line for line in f if key is None or line.startswith(key)]
+            return lines[0].split(":", 1)[-1].strip() if lines else "unknown"
+        except OSError:
+            return "unknown"
+
+    max_khz = first("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
+    return {"cpu": first("/proc/cpuinfo", "model name"), "logical_cpus": os.cpu_count(),
+            "max_mhz": int(max_khz) // 1000 if max_khz.isdigit() else "unknown"}
+
+
 def environment(optimizer):
     def smi(query):
         try:
@@ -247,6 +262,7 @@ def environment(optimizer):
         "torchvision": __import__("torchvision").__version__,
         "cuda": torch.version.cuda,
         "cudnn": torch.backends.cudnn.version(),
+        "host": host(),
         "settings": {
             "cudnn.benchmark": True,
             "memory_format": "NCHW (contiguous)",
