@@ -4,7 +4,7 @@
 #define STEPTIME_VERSION_MAJOR 0
 #define STEPTIME_VERSION_MINOR 9
 #define STEPTIME_VERSION_PATCH 12
-#define STEPTIME_VERSION_STRING "0.9.12"
+#define STEPTIME_VERSION_STRING "0.9.13"
 
 namespace steptime {
 inline constexpr const char* version = STEPTIME_VERSION_STRING;
