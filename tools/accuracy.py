@@ -95,7 +95,9 @@ def goal_cells(rows):
 
 def catalog_architectures():
     """Each catalog GPU's architecture, by its CUDA compute capability."""
-    out = subprocess.run([args.steptime, "devices", "--format", "json"], capture_output=True, text=True, check=True)
+    out = subprocess.run([args.steptime, "devices", "--format", "json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"accuracy.py: steptime devices --format json failed (exit {out.returncode}): {out.stderr.strip()}")
     named = {(7, 0): "Volta", (7, 2): "Volta", (7, 5): "Turing", (8, 9): "Ada"}
     by_major = {3: "Kepler", 5: "Maxwell", 6: "Pascal", 8: "Ampere", 9: "Hopper", 10: "Blackwell", 12: "Blackwell"}
     architectures = {}
