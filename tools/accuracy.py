@@ -105,7 +105,8 @@ def catalog_architectures():
         if d["compute_capability"]:
             cc = tuple(int(x) for x in d["compute_capability"].split("."))
             if not (name := named.get(cc) or by_major.get(cc[0])):
-                sys.exit(f"accuracy.py: {d['name']}: compute capability {d['compute_capability']} is of no architecture named here")
+                sys.exit(f"accuracy.py: {d['name']}: compute capability {d['compute_capability']} "
+                         "is of no architecture named here")
             architectures[d["name"]] = (cc, name)
     return architectures
 
@@ -143,8 +144,8 @@ for name, kind, data, cases, fit_chose in sets:
         goal.append(f"| `{name}` | {goal_cells(steps)} |")
         pooled += steps
 goal.append(f"| all | {goal_cells(pooled)} |")
-by_architecture = ["| architecture (compute capability) | training steps | MAPE (worst error) | within 8% | GPUs: MAPE (steps) |",
-                   "| --- | --- | --- | --- | --- |"]
+by_architecture = ["| architecture (compute capability) | training steps | MAPE (worst error) | within 8% "
+                   "| GPUs: MAPE (steps) |", "| --- | --- | --- | --- | --- |"]
 for (cc, arch), steps in grouped(pooled, architecture):
     gpus = ", ".join(f"`{d}` {mape(s):.1f}% ({len(s)})" for d, s in grouped(steps, lambda r: r["device"]))
     by_architecture.append(f"| {arch} ({'.'.join(map(str, cc))}) | {goal_cells(steps)} | {gpus} |")

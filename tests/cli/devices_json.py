@@ -1,5 +1,6 @@
 """Checks `steptime devices --format json`: one object per catalog entry of the table, each a --device file
-that predicts what the catalog key predicts, to the last field of predict's JSON (an H100 with every field set, a K80 without tensor cores).
+that predicts what the catalog key predicts, to the last field of predict's JSON (an H100 with every field
+set, a K80 without tensor cores).
 Usage: devices_json.py STEPTIME"""
 import json
 import pathlib
@@ -25,7 +26,8 @@ with tempfile.TemporaryDirectory() as tmp:
         file.write_text(json.dumps(next(d for d in listed if d["name"] == name)))
         step = ["predict", "-m", "resnet50", "-b", "32", "--precision", "amp", "--format", "json"]
         from_file, from_catalog = (json.loads(run(*step, "-d", d)) for d in (str(file), name))
-        if from_file != from_catalog:
-            sys.exit(f"{name}: its JSON as a --device file predicts a {from_file['step_s']} s step, "
-                     f"the catalog key {from_catalog['step_s']} s, or they differ elsewhere")
+        keys = from_file.keys() | from_catalog.keys()
+        if differ := sorted(k for k in keys if from_file.get(k) != from_catalog.get(k)):
+            sys.exit(f"{name}: its JSON as a --device file and the catalog key predict different {', '.join(differ)} "
+                     f"(step {from_file.get('step_s')} s against {from_catalog.get('step_s')} s)")
 print(f"{len(listed)} devices, each a device file; h100-sxm5-80gb and k80 predict as their keys do")
