@@ -203,6 +203,7 @@ if(Python3_FOUND)
   memory_fit(tf_k80 tf-benchmarks-k80/calibration.csv tf-benchmarks-k80/cases.csv "^fit: 23 of 23 rows .*memory 0\\.13-0\\.69 of")
   memory_fit(lambda_tf lambda-tf-benchmark/calibration.csv lambda-tf-benchmark/cases.csv "^fit: 40 of 40 rows .*memory 0\\.15-0\\.59 of")
   memory_fit(tf_dlbs_rtx2080 tf-dlbs-rtx2080/calibration.csv tf-dlbs-rtx2080/cases.csv "^fit: 20 of 20 rows .*memory 0\\.15-0\\.75 of")
+  memory_fit(lambda_tf112 lambda-tf-blog-2019/calibration.csv lambda-tf-blog-2019/cases.csv "^fit: 12 of 12 rows .*memory 0\\.44-0\\.55 of")
   # timm's runs lowered the batch until a step ran: ResNet-50 trained at 512, every inference pass at 512 or 1,024 (the
   # RTX PRO 6000 Max-Q's, 96 GB, at 2,048).
   memory_fit(timm_benchmark timm-benchmark/calibration.csv timm-benchmark/cases.csv "^fit: 164 of 164 rows .*memory 0\\.07-0\\.88 of")
@@ -232,6 +233,13 @@ add_test(NAME cli_validate_lambda_tf COMMAND ${cli} validate --data ${validation
          --cases ${validation}/lambda-tf-benchmark/cases.csv)
 set_tests_properties(cli_validate_lambda_tf PROPERTIES PASS_REGULAR_EXPRESSION
   "against 40 published measurements.*LTF-001 +lambda_tf_fp32 +alexnet +gtx-1080-ti +194\\.203 .*LTF-040 +lambda_tf_fp16 +vgg16 +v100-sxm3-32gb +842\\.105 .*\nlambda_tf_fp16 +20 .*\nlambda_tf_fp32 +20 +[0-9.]+% +[-+][0-9.]+% +0\n")
+# Held-out published training steps of three CNNs on a Titan Xp, a Titan V, an RTX 2080 Ti and a GTX 1080 Ti in
+# TensorFlow 1.12 (Lambda's blog post of March 2019): every row predicted, the first row's step 64 images / 236
+# images/s = 271.186 ms, the last row's 64 / 136 = 470.588 ms.
+add_test(NAME cli_validate_lambda_tf112 COMMAND ${cli} validate --data ${validation}/lambda-tf-blog-2019/calibration.csv
+         --cases ${validation}/lambda-tf-blog-2019/cases.csv)
+set_tests_properties(cli_validate_lambda_tf112 PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 12 published measurements.*LTB-001 +lambda_tf112_fp32 +resnet50:classes=1001 +titan-xp +271\\.186 .*LTB-012 +lambda_tf112_fp32 +inception-v3:classes=1001 +gtx-1080-ti +470\\.588 .*\nlambda_tf112_fp32 +12 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published training steps of ten CNNs on an RTX 2080 in TensorFlow 1.11 (DLBS's tf_cnn_benchmarks; its
 # ResNet-18 and -34 as JSON networks): every row predicted, the first row's step 32 images / 240.60 images/s =
 # 133.001 ms, the last row's 64 / 300.79 = 212.773 ms.
@@ -443,5 +451,5 @@ if(Python3_FOUND)
   add_test(NAME cli_accuracy_table
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/accuracy.py $<TARGET_FILE:steptime_cli> ${validation}
                    --check ${PROJECT_SOURCE_DIR}/README.md)
-  set_tests_properties(cli_accuracy_table PROPERTIES PASS_REGULAR_EXPRESSION "README.md's tables are current \\(16 sets\\)")
+  set_tests_properties(cli_accuracy_table PROPERTIES PASS_REGULAR_EXPRESSION "README.md's tables are current \\(17 sets\\)")
 endif()
