@@ -204,6 +204,7 @@ if(Python3_FOUND)
   memory_fit(lambda_tf lambda-tf-benchmark/calibration.csv lambda-tf-benchmark/cases.csv "^fit: 40 of 40 rows .*memory 0\\.15-0\\.59 of")
   memory_fit(tf_dlbs_rtx2080 tf-dlbs-rtx2080/calibration.csv tf-dlbs-rtx2080/cases.csv "^fit: 20 of 20 rows .*memory 0\\.15-0\\.75 of")
   memory_fit(lambda_tf112 lambda-tf-blog-2019/calibration.csv lambda-tf-blog-2019/cases.csv "^fit: 12 of 12 rows .*memory 0\\.44-0\\.55 of")
+  memory_fit(cnn_gpu_benchmarks cnn-gpu-benchmarks/calibration.csv cnn-gpu-benchmarks/cases.csv "^fit: 34 of 34 rows .*memory 0\\.12-0\\.91 of")
   # timm's runs lowered the batch until a step ran: ResNet-50 trained at 512, every inference pass at 512 or 1,024 (the
   # RTX PRO 6000 Max-Q's, 96 GB, at 2,048).
   memory_fit(timm_benchmark timm-benchmark/calibration.csv timm-benchmark/cases.csv "^fit: 164 of 164 rows .*memory 0\\.07-0\\.88 of")
@@ -240,6 +241,13 @@ add_test(NAME cli_validate_lambda_tf112 COMMAND ${cli} validate --data ${validat
          --cases ${validation}/lambda-tf-blog-2019/cases.csv)
 set_tests_properties(cli_validate_lambda_tf112 PROPERTIES PASS_REGULAR_EXPRESSION
   "against 12 published measurements.*LTB-001 +lambda_tf112_fp32 +resnet50:classes=1001 +titan-xp +271\\.186 .*LTB-012 +lambda_tf112_fp32 +inception-v3:classes=1001 +gtx-1080-ti +470\\.588 .*\nlambda_tf112_fp32 +12 +[0-9.]+% +[-+][0-9.]+% +0\n")
+# Held-out published training steps of four ResNets on two RTX 2080 Ti boards and a Titan RTX in PyTorch (cgnorthcutt's
+# cnn-gpu-benchmarks): every row predicted, the first row's step 32 images x 8.69 ms/image = 278.080 ms, the last
+# row's 128 x 3.42 = 437.759 ms (1000 / 3.42 images/s, rounded to 292.398 in the data).
+add_test(NAME cli_validate_cnn_gpu_benchmarks COMMAND ${cli} validate --data ${validation}/cnn-gpu-benchmarks/calibration.csv
+         --cases ${validation}/cnn-gpu-benchmarks/cases.csv)
+set_tests_properties(cli_validate_cnn_gpu_benchmarks PROPERTIES PASS_REGULAR_EXPRESSION
+  "against 34 published measurements.*CGB-001 +cgb_second_batch +resnet152 +rtx-2080-ti +278\\.080 .*CGB-034 +cgb_average_batch +resnet50 +titan-rtx +437\\.759 .*\ncgb_average_batch +17 .*\ncgb_second_batch +17 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published training steps of ten CNNs on an RTX 2080 in TensorFlow 1.11 (DLBS's tf_cnn_benchmarks; its
 # ResNet-18 and -34 as JSON networks): every row predicted, the first row's step 32 images / 240.60 images/s =
 # 133.001 ms, the last row's 64 / 300.79 = 212.773 ms.
@@ -451,5 +459,5 @@ if(Python3_FOUND)
   add_test(NAME cli_accuracy_table
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/accuracy.py $<TARGET_FILE:steptime_cli> ${validation}
                    --check ${PROJECT_SOURCE_DIR}/README.md)
-  set_tests_properties(cli_accuracy_table PROPERTIES PASS_REGULAR_EXPRESSION "README.md's tables are current \\(17 sets\\)")
+  set_tests_properties(cli_accuracy_table PROPERTIES PASS_REGULAR_EXPRESSION "README.md's tables are current \\(18 sets\\)")
 endif()
