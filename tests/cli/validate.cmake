@@ -87,13 +87,18 @@ validate_fails(pp_of_forward "id,model,device,micro_batches\nCNN-001,alexnet,tit
                "pp_of_forward-cases.csv:2: row CNN-001: a pipeline [^\n]*predicts a training step")
 validate_fails(pp_overlap "id,model,device,overlap,pipeline_stages\nLLM-001,\"gpt:layers=24,hidden=2304,heads=24,seq=2048,vocab=51200\",a100-sxm4-80gb,backward,2\n"
                "pp_overlap-cases.csv:2: column 'overlap': 'backward', expected none or empty: a pipeline's replicas exchange gradients after its flush")
+# A measured set in validation/measured/FOLDER (its calibration.csv and cases.csv), validated as the README's check
+# command runs it: the test cli_validate_NAME passes when the output matches PASS.
+function(validate_set name folder pass)
+  add_test(NAME cli_validate_${name} COMMAND ${cli} validate --data ${validation}/${folder}/calibration.csv
+           --cases ${validation}/${folder}/cases.csv)
+  set_tests_properties(cli_validate_${name} PROPERTIES PASS_REGULAR_EXPRESSION "${pass}")
+endfunction()
 # Held out: Megatron-LM's 1T GPT at 502 PFLOP/s on 3072 GPUs (Narayanan et al.'s abstract), 163.4 TFLOP/s per GPU.
 # 6 pipelines of 512 micro-batches of 1 make a global batch of 3072: 96 x 3072 x 2048 x 128 x 25600^2 x
 # (1 + 2048/153600 + 51200/52428800) = 5.13905e19 FLOPs, over 3072 x 163.4e12 FLOP/s: 102378.720 ms. The
 # prediction is pinned to docs/accuracy.md's figure (held out: nothing was fitted to it; change both together).
-add_test(NAME cli_validate_megatron_pipeline COMMAND ${cli} validate --data ${validation}/megatron-sc21/calibration.csv
-         --cases ${validation}/megatron-sc21/cases.csv)
-set_tests_properties(cli_validate_megatron_pipeline PROPERTIES PASS_REGULAR_EXPRESSION
+validate_set(megatron_pipeline megatron-sc21
   "SC21-1T +llm_pipeline +gpt:layers=128,hidden=25600~ +a100-sxm4-80gb +102378\\.720 +110084\\.827 +\\+7\\.5%")
 validate_fails(tp_of_node "id,model,device,gpus_per_node\nLLM-002,\"gpt:layers=30,hidden=3072,heads=32,seq=2048,vocab=51200,tp=2\",a100-sxm4-80gb,3\n"
                "tp_of_node-cases.csv:2: column 'gpus_per_node': '3', expected a multiple of the model's tp=2")
@@ -145,14 +150,10 @@ cli_fails(validate_repeated_row "^steptime: error: [^\n]*twice-data.csv:3: colum
           validate --data ${twice_data} --cases ${CMAKE_CURRENT_BINARY_DIR}/repeated_case-cases.csv)
 # The H100 measurements of tools/measure/train_steps.py: every row predicted, per precision and role (steps with
 # momentum and with Adam; peak memory).
-add_test(NAME cli_validate_h100 COMMAND ${cli} validate --data ${validation}/pytorch-h100/calibration.csv
-         --cases ${validation}/pytorch-h100/cases.csv)
-set_tests_properties(cli_validate_h100 PROPERTIES PASS_REGULAR_EXPRESSION
+validate_set(h100 pytorch-h100
   "against 763 published measurements.*h100_amp_adam_check +33 .*h100_amp_bf16_check +105 .*h100_amp_nhwc_check +24 .*h100_fp32_fit +27 .*h100_memory_amp_check +30 .*h100_memory_fp32_fit +6 .*h100_memory_full_amp_check +6 .*h100_tf32_nhwc_fit +12 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # The H200's (no constant came from them) and the H100's convolutions timed alone (kernel rows with a phase).
-add_test(NAME cli_validate_h200 COMMAND ${cli} validate --data ${validation}/pytorch-h200/calibration.csv
-         --cases ${validation}/pytorch-h200/cases.csv)
-set_tests_properties(cli_validate_h200 PROPERTIES PASS_REGULAR_EXPRESSION
+validate_set(h200 pytorch-h200
   "against 396 published measurements.*h200_amp_bf16_check +66 .*h200_amp_nhwc_check +30 .*h200_tf32_nhwc_fit +12 +[0-9.]+% +[-+][0-9.]+% +0\n")
 add_test(NAME cli_validate_h100_convolutions COMMAND ${cli} validate
          --data ${validation}/pytorch-h100/conv_calibration.csv --cases ${validation}/pytorch-h100/conv_cases.csv)
@@ -173,16 +174,12 @@ if(Python3_FOUND)
 endif()
 # Held-out published training steps (Lambda's ResNet-50 logs on seventeen GPUs): every row predicted, the first
 # row's step 100 images / 195.78 images/s = 510.777 ms.
-add_test(NAME cli_validate_lambda_resnet50 COMMAND ${cli} validate --data ${validation}/lambda-resnet50/calibration.csv
-         --cases ${validation}/lambda-resnet50/cases.csv)
-set_tests_properties(cli_validate_lambda_resnet50 PROPERTIES PASS_REGULAR_EXPRESSION
+validate_set(lambda_resnet50 lambda-resnet50
   "against 38 published measurements.*LRN-001 +dle_cudnn7_fp32 +resnet50 +gtx-1080-ti +510\\.777 .*\ndle_ampere_fp16 +13 .*\ndle_ampere_tf32 +9 .*\ndle_cudnn7_fp16 +10 .*\ndle_cudnn7_fp32 +6 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published training steps (NVIDIA's ResNeXt, SE-ResNeXt and ResNet-50 tables, V100 and A100, 1 and 8
 # GPUs): every row predicted, the first row's step 256 images / 938 images/s = 272.921 ms, the last row's on 8 GPUs
 # 8 x 112 images / 2971 images/s = 301.582 ms.
-add_test(NAME cli_validate_nvidia_dle COMMAND ${cli} validate --data ${validation}/nvidia-dle/calibration.csv
-         --cases ${validation}/nvidia-dle/cases.csv)
-set_tests_properties(cli_validate_nvidia_dle PROPERTIES PASS_REGULAR_EXPRESSION
+validate_set(nvidia_dle nvidia-dle
   "against 20 published measurements.*NDL-001 +dle_1gpu_fp32_tf32 +resnet50 +a100-sxm4-80gb +272\\.921 .*NDL-020 +dle_8gpu_amp +se-resnext101-32x4d +v100-sxm2-16gb +301\\.582 .*\ndle_1gpu_amp +5 .*\ndle_1gpu_fp32_tf32 +5 .*\ndle_8gpu_amp +5 .*\ndle_8gpu_fp32_tf32 +5 +[0-9.]+% +[-+][0-9.]+% +0\n")
 if(Python3_FOUND)
   # Every measured step fits in its GPU's memory as validate predicts it (the runs happened): Lambda's at the largest
@@ -224,51 +221,37 @@ if(Python3_FOUND)
 endif()
 # Held-out published training steps on a Tesla K80 (TensorFlow's tf_cnn_benchmarks page), with the same page's
 # P100 rows to anchor them: every row predicted, the first row's step 64 images / 30.5 images/s = 2098.361 ms.
-add_test(NAME cli_validate_tf_k80 COMMAND ${cli} validate --data ${validation}/tf-benchmarks-k80/calibration.csv
-         --cases ${validation}/tf-benchmarks-k80/cases.csv)
-set_tests_properties(cli_validate_tf_k80 PROPERTIES PASS_REGULAR_EXPRESSION
+validate_set(tf_k80 tf-benchmarks-k80
   "against 23 published measurements.*TFK-001 +tf_k80_gce +inception-v3 +k80 +2098\\.361 .*\ntf_k80_aws +7 .*\ntf_k80_gce +7 .*\ntf_p100_anchor +9 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published training steps of five CNNs on four GPUs (Lambda's tf_cnn_benchmarks tables): every row
 # predicted, the first row's step 512 images / 2636.41 images/s = 194.203 ms, the last row's 384 / 456 = 842.105 ms.
-add_test(NAME cli_validate_lambda_tf COMMAND ${cli} validate --data ${validation}/lambda-tf-benchmark/calibration.csv
-         --cases ${validation}/lambda-tf-benchmark/cases.csv)
-set_tests_properties(cli_validate_lambda_tf PROPERTIES PASS_REGULAR_EXPRESSION
+validate_set(lambda_tf lambda-tf-benchmark
   "against 40 published measurements.*LTF-001 +lambda_tf_fp32 +alexnet +gtx-1080-ti +194\\.203 .*LTF-040 +lambda_tf_fp16 +vgg16 +v100-sxm3-32gb +842\\.105 .*\nlambda_tf_fp16 +20 .*\nlambda_tf_fp32 +20 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published training steps of three CNNs on a Titan Xp, a Titan V, an RTX 2080 Ti and a GTX 1080 Ti in
 # TensorFlow 1.12 (Lambda's blog post of March 2019): every row predicted, the first row's step 64 images / 236
 # images/s = 271.186 ms, the last row's 64 / 136 = 470.588 ms.
-add_test(NAME cli_validate_lambda_tf112 COMMAND ${cli} validate --data ${validation}/lambda-tf-blog-2019/calibration.csv
-         --cases ${validation}/lambda-tf-blog-2019/cases.csv)
-set_tests_properties(cli_validate_lambda_tf112 PROPERTIES PASS_REGULAR_EXPRESSION
+validate_set(lambda_tf112 lambda-tf-blog-2019
   "against 12 published measurements.*LTB-001 +lambda_tf112_fp32 +resnet50:classes=1001 +titan-xp +271\\.186 .*LTB-012 +lambda_tf112_fp32 +inception-v3:classes=1001 +gtx-1080-ti +470\\.588 .*\nlambda_tf112_fp32 +12 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published training steps of four ResNets on two RTX 2080 Ti boards and a Titan RTX in PyTorch (cgnorthcutt's
 # cnn-gpu-benchmarks): every row predicted, the first row's step 32 images x 8.69 ms/image = 278.080 ms, the last
 # row's 128 x 3.42 = 437.759 ms (1000 / 3.42 images/s, rounded to 292.398 in the data).
-add_test(NAME cli_validate_cnn_gpu_benchmarks COMMAND ${cli} validate --data ${validation}/cnn-gpu-benchmarks/calibration.csv
-         --cases ${validation}/cnn-gpu-benchmarks/cases.csv)
-set_tests_properties(cli_validate_cnn_gpu_benchmarks PROPERTIES PASS_REGULAR_EXPRESSION
+validate_set(cnn_gpu_benchmarks cnn-gpu-benchmarks
   "against 34 published measurements.*CGB-001 +cgb_second_batch +resnet152 +rtx-2080-ti +278\\.080 .*CGB-034 +cgb_average_batch +resnet50 +titan-rtx +437\\.759 .*\ncgb_average_batch +17 .*\ncgb_second_batch +17 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published training steps of ten CNNs on an RTX 2080 in TensorFlow 1.11 (DLBS's tf_cnn_benchmarks; its
 # ResNet-18 and -34 as JSON networks): every row predicted, the first row's step 32 images / 240.60 images/s =
 # 133.001 ms, the last row's 64 / 300.79 = 212.773 ms.
-add_test(NAME cli_validate_tf_dlbs_rtx2080 COMMAND ${cli} validate --data ${validation}/tf-dlbs-rtx2080/calibration.csv
-         --cases ${validation}/tf-dlbs-rtx2080/cases.csv)
-set_tests_properties(cli_validate_tf_dlbs_rtx2080 PROPERTIES PASS_REGULAR_EXPRESSION
+validate_set(tf_dlbs_rtx2080 tf-dlbs-rtx2080
   "against 20 published measurements.*TFD-001 +dlbs_tf_fp32 +vgg11:classes=1001 +rtx-2080 +133\\.001 .*TFD-020 +dlbs_tf_fp32 +nets/dlbs-resnet34\\.json +rtx-2080 +212\\.773 .*\ndlbs_tf_fp32 +20 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published training steps and inference passes of fifteen CNNs in autocast FP16 on an RTX 3090 (PyTorch
 # 1.12; inference also PyTorch 2.4) and inference passes on an RTX 4090 (PyTorch 2.4, NCHW also 2.9.1), an RTX 5090
 # and an RTX PRO 6000 Blackwell Max-Q (2.9.1, NCHW), NCHW and channels last, timm's benchmark tables: every row
 # predicted, the first row's step 512 images / 2764.22 images/s = 185.224 ms, the last row VGG-19's inference pass on
 # the RTX PRO 6000 Max-Q, 688.597 ms.
-add_test(NAME cli_validate_timm_benchmark COMMAND ${cli} validate --data ${validation}/timm-benchmark/calibration.csv
-         --cases ${validation}/timm-benchmark/cases.csv)
-set_tests_properties(cli_validate_timm_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
+validate_set(timm_benchmark timm-benchmark
   "against 164 published measurements.*TIM-001 +timm_3090_train_amp_nchw +resnet18 +rtx-3090 +185\\.224 .*TIM-164 +timm_pro6000maxq_infer_amp_nchw_pt29 +vgg19 +rtx-pro-6000-max-q +688\\.597 .*\ntimm_3090_infer_amp_nchw +15 .*\ntimm_3090_infer_amp_nchw_pt24 +15 .*\ntimm_3090_infer_amp_nhwc +15 .*\ntimm_3090_infer_amp_nhwc_pt24 +14 .*\ntimm_3090_train_amp_nchw +15 .*\ntimm_3090_train_amp_nhwc +15 .*\ntimm_4090_infer_amp_nchw +15 .*\ntimm_4090_infer_amp_nchw_pt29 +15 .*\ntimm_4090_infer_amp_nhwc +15 .*\ntimm_5090_infer_amp_nchw_pt29 +15 .*\ntimm_pro6000maxq_infer_amp_nchw_pt29 +15 +[0-9.]+% +[-+][0-9.]+% +0\n")
 # Held-out published passes of VGG-16, ResNet-152 and DenseNet-161 in PyTorch 0.3 and 1.0 (u39kun's
 # deep-learning-benchmark): every row predicted, the first forward pass 31.3 ms and forward-plus-backward 108.8 ms.
-add_test(NAME cli_validate_dl_benchmark COMMAND ${cli} validate
-         --data ${validation}/dl-benchmark-pytorch/calibration.csv --cases ${validation}/dl-benchmark-pytorch/cases.csv)
-set_tests_properties(cli_validate_dl_benchmark PROPERTIES PASS_REGULAR_EXPRESSION
+validate_set(dl_benchmark dl-benchmark-pytorch
   "against 60 published measurements.*DLB-001e +dlb_eval_fp32 +vgg16 +titan-v +31\\.300 .*DLB-001t +dlb_train_fp32 +vgg16 +titan-v +108\\.800 .*\ndlb_eval_fp16 +15 .*\ndlb_eval_fp32 +15 .*\ndlb_train_fp16 +15 .*\ndlb_train_fp32 +15 +[0-9.]+% +[-+][0-9.]+% +0\n")
 if(Python3_FOUND)
   # Its forward_backward_ms rows are predict's forward plus backward pass (no update), its inference_ms rows
