@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Where a real training step spends its GPU time: every kernel of one profiled step, summed by name.
 
-    python3 tools/measure/kernel_breakdown.py --out DIR resnet50:fp32:256 vgg16:amp:128 ...
+    python3 tools/measure/kernel_breakdown.py --out DIR resnet50:fp32:256 vgg16:amp:128 resnet50:tf32:256:nhwc ...
 
-writes DIR/kernel_breakdown.csv (network, precision, batch, kernel, count, total_ms), after warm-up,
-for the same training step as train_steps.py.
+writes DIR/kernel_breakdown.csv (network, precision, batch, layout, kernel, count, total_ms), after warm-up,
+for the same training step as train_steps.py; a configuration's layout is nchw unless it ends in :nhwc
+(channels last, as train_steps.py --channels-last).
 """
 import argparse
 import collections
@@ -13,29 +14,39 @@ import os
 
 import torch
 
-from train_steps import NETWORKS, gpu_events
+from train_steps import NETWORKS, PRECISIONS, gpu_events
+
+LAYOUTS = {"nchw": torch.contiguous_format, "nhwc": torch.channels_last}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
-    ap.add_argument("configs", nargs="+", help="network:precision:batch")
+    ap.add_argument("configs", nargs="+", help="network:precision:batch[:nchw|:nhwc]")
     args = ap.parse_args()
+    configs = []
+    for config in args.configs:
+        fields = config.split(":")
+        name, precision, batch, *layout = fields + [""] * (3 - len(fields))
+        if name not in NETWORKS or precision not in PRECISIONS or not batch.isdigit() or int(batch) < 1 \
+                or layout not in ([], ["nchw"], ["nhwc"]):
+            ap.error(f"{config}: expected network:precision:batch[:nchw|:nhwc], a network of train_steps.py "
+                     f"({', '.join(NETWORKS)}), a precision of {', '.join(PRECISIONS)} and a positive batch")
+        configs.append((config, name, precision, int(batch), layout[0] if layout else "nchw"))
     torch.backends.cudnn.benchmark = True
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "kernel_breakdown.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["network", "precision", "batch", "kernel", "count", "total_ms"])
-        for config in args.configs:
-            name, precision, batch = config.split(":")
+        w.writerow(["network", "precision", "batch", "layout", "kernel", "count", "total_ms"])
+        for config, name, precision, batch, layout in configs:
             build, resolution = NETWORKS[name]
-            model = build().cuda().train()
+            model = build().cuda().train().to(memory_format=LAYOUTS[layout])
             total = collections.defaultdict(lambda: [0, 0.0])
-            for e in gpu_events(model, resolution, int(batch), precision):
+            for e in gpu_events(model, resolution, batch, precision, LAYOUTS[layout]):
                 total[e.name][0] += 1
                 total[e.name][1] += e.time_range.elapsed_us() / 1e3
             for kernel, (count, ms) in sorted(total.items(), key=lambda kv: -kv[1][1]):
-                w.writerow([name, precision, batch, kernel, count, f"{ms:.4f}"])
+                w.writerow([name, precision, batch, layout, kernel, count, f"{ms:.4f}"])
             print(f"{config}: {sum(v[1] for v in total.values()):.2f} ms in {sum(v[0] for v in total.values())} "
                   f"operations", flush=True)
             del model

@@ -59,8 +59,13 @@ BATCHES["resnet50"] = (8, 16, 32, 64, 128, 256)  # the batch sweep
 BATCHES["resnet18"] = (16, 32, 64, 128, 256)
 
 
+PRECISIONS = ("fp32", "tf32", "amp", "amp-bf16", "fp16")
+
+
 def set_precision(precision):
     """Returns the autocast dtype (None for FP32/TF32) after setting the matmul/convolution modes."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision {precision!r}: expected one of {', '.join(PRECISIONS)}")
     tf32 = precision == "tf32"
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
@@ -141,11 +146,11 @@ def measure(model, resolution, batch, precision, memory_format=torch.contiguous_
     }
 
 
-def gpu_events(model, resolution, batch, precision):
+def gpu_events(model, resolution, batch, precision, memory_format=torch.contiguous_format):
     """The GPU work (kernels, copies, sets) of one profiled step after warm-up, as profiler events."""
     from torch.profiler import ProfilerActivity, profile
 
-    step = training_step(model, resolution, batch, precision)
+    step = training_step(model, resolution, batch, precision, memory_format)
     for _ in range(WARMUP):
         step(None)
     torch.cuda.synchronize()
@@ -155,9 +160,9 @@ def gpu_events(model, resolution, batch, precision):
     return [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
 
 
-def kernel_profile(model, resolution, batch, precision):
+def kernel_profile(model, resolution, batch, precision, memory_format=torch.contiguous_format):
     """How many GPU operations one step runs, and their summed time (ms)."""
-    gpu = gpu_events(model, resolution, batch, precision)
+    gpu = gpu_events(model, resolution, batch, precision, memory_format)
     return len(gpu), sum(e.time_range.elapsed_us() for e in gpu) / 1e3
 
 
@@ -242,7 +247,7 @@ def host():
             "max_mhz": int(max_khz) // 1000 if max_khz.isdigit() else "unknown"}
 
 
-def environment(optimizer):
+def environment(optimizer, channels_last=False):
     def smi(query):
         try:
             return subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader"],
@@ -265,7 +270,7 @@ def environment(optimizer):
         "host": host(),
         "settings": {
             "cudnn.benchmark": True,
-            "memory_format": "NCHW (contiguous)",
+            "memory_format": "NHWC (torch.channels_last)" if channels_last else "NCHW (contiguous)",
             "optimizer": {"momentum": "torch.optim.SGD(lr=1e-3, momentum=0.9)",
                           "adam": "torch.optim.Adam(lr=1e-3)"}[optimizer] + ", default foreach implementation",
             "loss": "CrossEntropyLoss over 1000 classes, random labels; counted in the forward time",
@@ -296,12 +301,14 @@ def main():
     ap.add_argument("--optimizer", choices=OPTIMIZERS, default="momentum")
     ap.add_argument("--channels-last", action="store_true", help="NHWC activations and weights (layout column nhwc)")
     args = ap.parse_args()
+    if unknown := [p for p in args.plan.split(",") if p not in PRECISIONS]:
+        ap.error(f"--plan: {', '.join(unknown)}: expected precisions of {', '.join(PRECISIONS)}")
     start = time.monotonic()
     layout = torch.channels_last if args.channels_last else torch.contiguous_format
     os.makedirs(args.out, exist_ok=True)
     torch.backends.cudnn.benchmark = True
     with open(os.path.join(args.out, "environment.json"), "w") as f:
-        json.dump(environment(args.optimizer), f, indent=2)
+        json.dump(environment(args.optimizer, args.channels_last), f, indent=2)
     if not args.skip_ceilings:
         with open(os.path.join(args.out, "ceilings.csv"), "w", newline="") as f:
             w = csv.writer(f)
@@ -330,7 +337,7 @@ def main():
                 def step_row(batch):
                     r = measure(model, resolution, batch, precision, layout, args.optimizer)
                     if args.profile:
-                        ops, busy = kernel_profile(model, resolution, batch, precision)
+                        ops, busy = kernel_profile(model, resolution, batch, precision, layout)
                         return {"network": name, "precision": precision, "batch": batch,
                                 "step_ms": f"{r['step_ms']:.3f}", "gpu_busy_ms": f"{busy:.3f}", "gpu_ops": ops}
                     return {"network": name, "precision": precision, "batch": batch, "resolution": resolution,
