@@ -14,9 +14,24 @@ import os
 
 import torch
 
-from train_steps import NETWORKS, PRECISIONS, gpu_events
+from train_steps import LAYOUTS, NETWORKS, PRECISIONS, gpu_events
 
-LAYOUTS = {"nchw": torch.contiguous_format, "nhwc": torch.channels_last}
+
+def configuration(text):
+    """(network, precision, batch, layout) of a network:precision:batch[:layout] argument, or what is wrong."""
+    fields = text.split(":")
+    if not 3 <= len(fields) <= 4:
+        raise ValueError(f"{len(fields)} fields, expected network:precision:batch[:nchw|:nhwc]")
+    name, precision, batch, layout = fields + ["nchw"] * (4 - len(fields))
+    if name not in NETWORKS:
+        raise ValueError(f"network {name!r}, expected one of train_steps.py's: {', '.join(NETWORKS)}")
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision {precision!r}, expected one of {', '.join(PRECISIONS)}")
+    if not batch.isdigit() or int(batch) < 1:
+        raise ValueError(f"batch {batch!r}, expected a positive whole number")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout {layout!r}, expected {' or '.join(LAYOUTS)}")
+    return name, precision, int(batch), layout
 
 
 def main():
@@ -25,14 +40,11 @@ def main():
     ap.add_argument("configs", nargs="+", help="network:precision:batch[:nchw|:nhwc]")
     args = ap.parse_args()
     configs = []
-    for config in args.configs:
-        fields = config.split(":")
-        name, precision, batch, *layout = fields + [""] * (3 - len(fields))
-        if name not in NETWORKS or precision not in PRECISIONS or not batch.isdigit() or int(batch) < 1 \
-                or layout not in ([], ["nchw"], ["nhwc"]):
-            ap.error(f"{config}: expected network:precision:batch[:nchw|:nhwc], a network of train_steps.py "
-                     f"({', '.join(NETWORKS)}), a precision of {', '.join(PRECISIONS)} and a positive batch")
-        configs.append((config, name, precision, int(batch), layout[0] if layout else "nchw"))
+    for config in args.configs:  # all checked before the GPU starts
+        try:
+            configs.append((config, *configuration(config)))
+        except ValueError as e:
+            ap.error(f"{config}: {e}")
     torch.backends.cudnn.benchmark = True
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "kernel_breakdown.csv"), "w", newline="") as f:

@@ -60,6 +60,7 @@ BATCHES["resnet18"] = (16, 32, 64, 128, 256)
 
 
 PRECISIONS = ("fp32", "tf32", "amp", "amp-bf16", "fp16")
+LAYOUTS = {"nchw": torch.contiguous_format, "nhwc": torch.channels_last}  # the layout column's values
 
 
 def set_precision(precision):
@@ -304,7 +305,7 @@ def main():
     if unknown := [p for p in args.plan.split(",") if p not in PRECISIONS]:
         ap.error(f"--plan: {', '.join(unknown)}: expected precisions of {', '.join(PRECISIONS)}")
     start = time.monotonic()
-    layout = torch.channels_last if args.channels_last else torch.contiguous_format
+    layout = LAYOUTS["nhwc" if args.channels_last else "nchw"]
     os.makedirs(args.out, exist_ok=True)
     torch.backends.cudnn.benchmark = True
     with open(os.path.join(args.out, "environment.json"), "w") as f:
