@@ -86,6 +86,17 @@ struct kernel_efficiency {
     // SMs, 1.43x the bandwidth) runs them no faster (pytorch-h200/README.md). Batch norm loads an element at
     // a time: a 2-byte one moves half these bytes (kernel::strided_bandwidth).
     double nchw_strided_bytes_per_sm_cycle = 7.05;
+    // cuDNN 9's NCHW batch norm on Hopper's SMs (compute capability 9.x) moves more than those two bounds let
+    // the transposes: ResNet-50's steps profiled at batch 256 on the H100 (the fit network) spent 48.6 ms in it
+    // in TF32 and 41.7 ms in FP16, where they gave 59.8 ms for both. Both bounds this many times higher
+    // (59.8 / 48.6), and a 2-byte element this share of a load's bytes, not half (0.5 x 48.6 / 41.7; kernel_breakdown.csv).
+    double hopper_batch_norm_speedup = 1.23;
+    double hopper_batch_norm_half_fill = 0.58;
+    // PyTorch never hands a BF16 batch norm to cuDNN (ATen's _select_batch_norm_backend): its own NCHW kernels
+    // take this many times cuDNN's FP16 time. The H100's BF16 steps of ResNet-50 (the fit network) at batch 128
+    // and 256 took 10.1 and 20.5 ms longer than its FP16 ones, VGG-16's (no batch norm) 2% less: (41.7 + 20.5)
+    // / 41.7 ms (validation/measured/pytorch-h100/train_steps.csv).
+    double native_bf16_batch_norm_slowdown = 1.49;
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
     // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016), the share the default library (cudnn9)
     // prices on CUDA cores. A 5x5 one keeps the same share of F(2x2,5x5)'s larger saving (kernel::winograd).
@@ -173,6 +184,16 @@ struct kernel {
         if (const double v = efficiency.gathered_weight_gradient_instructions; !(v >= 1 && std::isfinite(v)))
             throw invalid_argument("kernel: gathered_weight_gradient_instructions is " + std::to_string(v) +
                                    ", expected a finite number of instructions per FFMA, at least 1");
+        const auto require_factor = [](std::string_view field, double factor) {
+            if (!(factor >= 1 && factor <= 4))
+                throw invalid_argument("kernel: " + std::string(field) + " is " + std::to_string(factor) +
+                                       ", expected a factor in [1, 4]");
+        };
+        require_factor("hopper_batch_norm_speedup", efficiency.hopper_batch_norm_speedup);
+        require_factor("native_bf16_batch_norm_slowdown", efficiency.native_bf16_batch_norm_slowdown);
+        if (const double v = efficiency.hopper_batch_norm_half_fill; !(v > 0 && v <= 1))
+            throw invalid_argument("kernel: hopper_batch_norm_half_fill is " + std::to_string(v) +
+                                   ", expected a share of a load in (0, 1]");
         require_cycles("pool_cycles_forward", efficiency.pool_cycles_forward);
         require_cycles("pool_cycles_backward", efficiency.pool_cycles_backward);
         if (!(efficiency.winograd_speedup >= 1 && efficiency.winograd_speedup <= 4))
@@ -266,6 +287,9 @@ private:
         return cc && ((cc->major == 8 && (cc->minor == 6 || cc->minor == 9)) || cc->major == 12);
     }
 
+    // A Hopper SM (compute capability 9.x: GH100).
+    static bool hopper_sm(const device& d) { return d.compute_capability && d.compute_capability->major == 9; }
+
     // The share of a tensor pipe's peak that a large matmul reaches: tensor_matmul_half_rate where FP16 or BF16
     // runs at half its SM's rate, with FP32 accumulation on a GeForce Ampere, Ada or Blackwell board (a graphics
     // SM), whose peak comes to 512 FLOPs an SM and cycle where those SMs do 1024. TF32, half rate there too, is
@@ -352,6 +376,17 @@ private:
         const double busy = channels > 0 ? std::min<double>(*d.sm_count, channels) : *d.sm_count;
         return std::min(b, bytes_per_second_of(busy * efficiency.nchw_strided_bytes_per_sm_cycle * load_fill *
                                                quoted_clock(d).value()));
+    }
+
+    // NCHW training batch norm's bandwidth: strided_bandwidth at one element a load as cuDNN runs it, on
+    // Hopper at its profiled rate, and slower in BF16, which PyTorch runs in its own kernels.
+    bytes_per_second batch_norm_bandwidth(const cost_context& c, double channels) const {
+        const double e = element_bytes(c.precision);
+        const bool hopper = hopper_sm(c.dev);
+        const double fill = hopper && e == 2 ? efficiency.hopper_batch_norm_half_fill : e / 4;
+        const double speedup = hopper ? efficiency.hopper_batch_norm_speedup : 1.0;
+        const double slowdown = c.precision == element_type::bf16 ? efficiency.native_bf16_batch_norm_slowdown : 1.0;
+        return strided_bandwidth(c.dev, channels, fill) * (speedup / slowdown);
     }
 
     // Winograd's non-fused kernels transform 6x6 tiles (cuDNN 5.1-7.6: F(4x4,3x3) and F(2x2,5x5); Lavin & Gray,
@@ -498,7 +533,7 @@ private:
     layer_time run_on(const op_work& w, const kernel_traits& k, const cost_context& c, bool tensor_allowed) const {
         const bytes_per_second bandwidth =
             layout == activation_layout::nchw && k.normalized_channels > 0
-                ? strided_bandwidth(c.dev, k.normalized_channels, element_bytes(c.precision) / 4)
+                ? batch_norm_bandwidth(c, k.normalized_channels)
                 : c.dev.memory_bandwidth * efficiency.memory;
         flops_per_second rate = c.dev.peak.fp32, simt = rate;
         bool tensor_pipe = false;
@@ -531,7 +566,7 @@ private:
             }
             // cuDNN 9's FP32 convolutions on Hopper: not Hopper's own kernels.
             if (wide_fp32_conv && !flat_winograd && k.shape.groups == 1 && library == conv_library::cudnn9 &&
-                c.dev.compute_capability && c.dev.compute_capability->major == 9)
+                hopper_sm(c.dev))
                 rate *= efficiency.simt_conv_cudnn9_hopper;
             // An NCHW first layer's weight gradient (not a grouped one's: the H100's ResNeXt layers of 4 FP16
             // channels a group ran at their GEMM's rate): its instructions per FFMA, which holds a wide SM's scheduler
