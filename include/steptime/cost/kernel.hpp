@@ -87,9 +87,9 @@ struct kernel_efficiency {
     // a time: a 2-byte one moves half these bytes (kernel::strided_bandwidth).
     double nchw_strided_bytes_per_sm_cycle = 7.05;
     // cuDNN 9's NCHW batch norm on Hopper's SMs (compute capability 9.x) moves more than those two bounds let
-    // the transposes: ResNet-50's steps profiled at batch 256 on the H100 (the fit network) spent 48.6 ms in it
-    // in TF32 and 41.7 ms in FP16, where they gave 59.8 ms for both. Both bounds this many times higher
-    // (59.8 / 48.6), and a 2-byte element this share of a load's bytes, not half (0.5 x 48.6 / 41.7; kernel_breakdown.csv).
+    // the transposes: ResNet-50's steps profiled at batch 256 on the H100 (the fit network; kernel_breakdown.csv)
+    // spent 48.6 ms in it in TF32 and 41.7 ms in FP16, where they gave 59.8 ms for both. Both bounds this many
+    // times higher (59.8 / 48.6), and a 2-byte element this share of a load's bytes, not half (0.5 x 48.6 / 41.7).
     double hopper_batch_norm_speedup = 1.23;
     double hopper_batch_norm_half_fill = 0.58;
     // PyTorch never hands a BF16 batch norm to cuDNN (ATen's _select_batch_norm_backend): its own NCHW kernels
@@ -141,8 +141,8 @@ struct kernel {
     // which the host issues like any other: so counted, ResNet-50's batch-1 AMP step comes out at 19.6 ms,
     // measured 19.7), except a 1x1 stride-1 convolution's, a GEMM on the NCHW tensors as they are (timed
     // alone, its NCHW and NHWC times agree); and NCHW batch norm walks strided channel planes an element a
-    // load, which on the H100's SMs takes as long in FP16 as in FP32 (ResNet-50, batch 256: 41.7 ms in FP16
-    // against 48.8 in FP32; strided_bandwidth).
+    // load, which on the H100's SMs takes nearly as long in FP16 as in FP32 (ResNet-50, batch 256: 41.7 ms in
+    // FP16 against 48.6 in TF32; batch_norm_bandwidth).
     activation_layout layout = activation_layout::nchw;
     // cudnn7 (cuDNN 5.1-7.6): no transposes around NCHW tensor-core convolutions, non-fused Winograd on CUDA cores.
     conv_library library = conv_library::cudnn9;
