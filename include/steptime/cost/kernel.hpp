@@ -84,7 +84,7 @@ struct kernel_efficiency {
     // waiting on DRAM's latency, such a kernel moves what its SMs keep in flight (Little's law), which more
     // bandwidth does not raise. The H100's 0.55 x 3350 GB/s over its 132 SMs at 1980 MHz; an H200 (the same
     // SMs, 1.43x the bandwidth) runs them no faster (pytorch-h200/README.md). Batch norm loads an element at
-    // a time: a 2-byte one moves half these bytes (kernel::strided_bandwidth).
+    // a time: a 2-byte one moves half these bytes, off Hopper (kernel::batch_norm_bandwidth).
     double nchw_strided_bytes_per_sm_cycle = 7.05;
     // cuDNN 9's NCHW batch norm on Hopper's SMs (compute capability 9.x) moves more than those two bounds let
     // the transposes: ResNet-50's steps profiled at batch 256 on the H100 (the fit network; kernel_breakdown.csv)
@@ -184,10 +184,10 @@ struct kernel {
         if (const double v = efficiency.gathered_weight_gradient_instructions; !(v >= 1 && std::isfinite(v)))
             throw invalid_argument("kernel: gathered_weight_gradient_instructions is " + std::to_string(v) +
                                    ", expected a finite number of instructions per FFMA, at least 1");
-        const auto require_factor = [](std::string_view field, double factor) {
+        const auto require_factor = [](std::string_view field, double factor, std::string_view why = "") {
             if (!(factor >= 1 && factor <= 4))
                 throw invalid_argument("kernel: " + std::string(field) + " is " + std::to_string(factor) +
-                                       ", expected a factor in [1, 4]");
+                                       ", expected a factor in [1, 4]" + std::string(why));
         };
         require_factor("hopper_batch_norm_speedup", efficiency.hopper_batch_norm_speedup);
         require_factor("native_bf16_batch_norm_slowdown", efficiency.native_bf16_batch_norm_slowdown);
@@ -196,9 +196,7 @@ struct kernel {
                                    ", expected a share of a load in (0, 1]");
         require_cycles("pool_cycles_forward", efficiency.pool_cycles_forward);
         require_cycles("pool_cycles_backward", efficiency.pool_cycles_backward);
-        if (!(efficiency.winograd_speedup >= 1 && efficiency.winograd_speedup <= 4))
-            throw invalid_argument("kernel: winograd_speedup is " + std::to_string(efficiency.winograd_speedup) +
-                                   ", expected a factor in [1, 4] (F(4x4,3x3) saves at most 4x)");
+        require_factor("winograd_speedup", efficiency.winograd_speedup, " (F(4x4,3x3) saves at most 4x)");
         if (!(tile >= 1 && std::isfinite(tile)))
             throw invalid_argument("kernel: tile is " + std::to_string(tile) + ", expected at least 1");
         detail::require_overhead(name, "launch_overhead", launch_overhead);
