@@ -63,7 +63,7 @@ if row["anchor_id"] != "JCJ-027f" or row["anchor_ms"] != 55.75:
     sys.exit(f"JCJ-024f anchored on {row['anchor_id']} ({row['anchor_ms']} ms), expected JCJ-027f (55.75 ms)")
 close("anchored forward pass", phase["time_s"], 0.05575 * phase["model_here_s"] / phase["model_there_s"])
 # validate prices Torch's forward pass as a training step's, whose first kernel waits for the host to issue it
-# (27 us on either GPU); --phase times the kernels alone, as kernel benchmarks do.
+# (30 us on either GPU); --phase times the kernels alone, as kernel benchmarks do.
 forward = {d: json.loads(run("predict", *case[:2], "-d", d, *case[4:], "--format", "json"))["forward_s"]
            for d in ("gtx-1080-ti", "titan-x-maxwell")}
 close("validate's anchored forward pass", row["predicted_ms"], 55.75 * forward["gtx-1080-ti"] / forward["titan-x-maxwell"])

@@ -265,7 +265,7 @@ void add_options(CLI::App& cmd, options& o, bool lists) {
                    "are, and 3x3 and 5x5 convolutions on CUDA cores by non-fused Winograd)")
         ->check(CLI::IsMember({"cudnn7", "cudnn9"}));
     cmd.add_option("--host-dispatch", o.host_dispatch,
-                   "the default model's host time to issue one kernel, e.g. 60us (default 27us: PyTorch 2.11 on a "
+                   "the default model's host time to issue one kernel, e.g. 60us (default 30us: PyTorch 2.11 on a "
                    "fast host; older frameworks and slower CPUs take longer): a pass is no shorter than its kernels "
                    "times this");
     cmd.add_option("--host-overhead", o.host_overhead,

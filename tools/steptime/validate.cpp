@@ -398,7 +398,7 @@ void add_validate_command(CLI::App& app) {
         ->delimiter(',')
         ->check(CLI::IsMember(group_columns));
     cmd->add_option("--host-dispatch", o->model.host_dispatch,
-                    "kernel: the host's time to issue one kernel in every row, e.g. 60us (default 27us)");
+                    "kernel: the host's time to issue one kernel in every row, e.g. 60us (default 30us)");
     cmd->add_option("--host-overhead", o->model.host_overhead,
                     "kernel: the host's time per training step that the GPU waits for, in every step row, e.g. 5ms "
                     "(default 0; passes and kernels have none)");

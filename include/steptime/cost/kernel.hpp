@@ -132,9 +132,11 @@ struct kernel {
     seconds host_overhead{};
     // The host's time to issue one kernel (an eager framework's dispatch): a training step's passes run
     // their kernels as the host issues them (steptime/graph/issue_queue.hpp), so a pass is no shorter than its
-    // kernels times this, however little each does. PyTorch 2.11 on the H100 machine: ResNet-50's batch-1
-    // FP32 step, 11.9 ms over its 440 kernels (docs/model.md).
-    seconds host_dispatch = microseconds_of(27);
+    // kernels times this, however little each does. PyTorch 2.11 on the H100 machine: the fit networks' batch-1
+    // steps, bound by the host, over the model's kernels: ResNet-50's FP32 step 11.9 ms over 456 (26.2 us), its
+    // AMP step 19.7 ms over 623 (31.6 us), VGG-16's AMP step 7.1 ms over 228 (31.3 us); their mean, 29.7 us,
+    // rounded (validation/measured/pytorch-h100/kernels.csv; VGG-16's FP32 step is bound by its GPU).
+    seconds host_dispatch = microseconds_of(30);
     // Activations in NCHW (PyTorch's and Caffe's default) cost two things around tensor cores, both measured
     // on the H100 (validation/measured/pytorch-h100/README.md): cuDNN 9 transposes a tensor-core convolution's
     // tensors to NHWC and back, reading and writing each once at nchw_strided (one more kernel per pass,
