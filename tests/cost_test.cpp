@@ -597,6 +597,34 @@ TEST_CASE("kernel: a TF32 convolution runs the faster of the tensor pipe and the
         CHECK(close(time(nchw, rtx3090, "conv", p, element_type::tf32), time(nchw, rtx3090, "conv", p, element_type::fp32)));
 }
 
+TEST_CASE("kernel: a TF32 convolution's weight gradient on the tensor pipe transposes its activations") {
+    // A 1x1 convolution, 28x28x256 to 256 channels at batch 4 in NHWC, no bias: 2 x 4*28*28 x 256 x 256 =
+    // 411,041,792 FLOPs a pass against 6.7 MB (84 us at 0.8e11), compute-bound. The test device with TF32 and
+    // FP16 tensor pipes at 2e12 (no SM count: whole tiles): 2e12 x 0.75 = 1.5e12 forward and for the data
+    // gradient; the weight gradient at 1.5e12 / 1.39 (tf32_weight_gradient_slowdown), 381 us, still ahead of the
+    // CUDA cores' 411,041,792 / 0.94e12 = 437 us.
+    network net;
+    net.add("data", ops::input{tensor_shape::image(28, 28, 256)});
+    net.add("x", ops::passthrough{}, {"data"});
+    net.add("pointwise", zoo::detail::conv(256, {1, 1}, 1, {0, 0}, false), {"x"});
+    device dev = test_device();
+    dev.peak.tf32_tensor = dev.peak.fp16_tensor = flops_per_second_of(2e12);
+    const cost::kernel k{.layout = activation_layout::nhwc};
+    const auto time = [&](const device& d, pass p, element_type e) {
+        return k.layer(net, *net.find("pointwise"), p, cost_context{d, 4, e}).total().value();
+    };
+    const double flops = 411'041'792;
+    CHECK(close(time(dev, pass::forward, element_type::tf32), flops / 1.5e12 + 5e-6));
+    CHECK(close(time(dev, pass::backward_data, element_type::tf32), flops / 1.5e12 + 5e-6));
+    CHECK(close(time(dev, pass::backward_weights, element_type::tf32), flops / (1.5e12 / 1.39) + 5e-6));
+    // 16-bit operands have transposing loads: FP16's weight gradient runs at its forward rate.
+    CHECK(close(time(dev, pass::backward_weights, element_type::fp16), time(dev, pass::forward, element_type::fp16)));
+    // Nor on a tcgen05 GPU (compute capability 10.x), which the slowdown was not measured on.
+    device blackwell = dev;
+    blackwell.compute_capability = cuda_compute_capability{10, 0};
+    CHECK(close(time(blackwell, pass::backward_weights, element_type::tf32), flops / 1.5e12 + 5e-6));
+}
+
 TEST_CASE("kernel: a GeForce board's half-rate FP16 and BF16 tensor pipe reaches its rated peak") {
     // A 1x1 convolution without bias, 512 to 512 channels at 28x28, batch 64, in NHWC: 2 * 512 * 512 * 784 * 64 =
     // 26,306,674,688 FLOPs against 2 x 25,690,112 FP16 activations and 262,144 weights (103 MB, 138 us at 0.8 x
@@ -1063,6 +1091,9 @@ TEST_CASE("kernel: settings outside the model's domain are refused") {
     k = {};
     k.efficiency.native_bf16_batch_norm_slowdown = std::nan("");
     CHECK(err(k) == "kernel: native_bf16_batch_norm_slowdown is nan, expected a factor in [1, 4]");
+    k = {};
+    k.efficiency.tf32_weight_gradient_slowdown = 0.5;
+    CHECK(err(k) == "kernel: tf32_weight_gradient_slowdown is 0.500000, expected a factor in [1, 4]");
     k = {};
     k.efficiency.pool_cycles_forward = std::nan("");
     CHECK(err(k) == "kernel: pool_cycles_forward is nan, expected a finite number of SM cycles, at least 0");

@@ -97,6 +97,14 @@ struct kernel_efficiency {
     // and 256 took 10.1 and 20.5 ms longer than its FP16 ones, VGG-16's (no batch norm) 2% less: (41.7 + 20.5)
     // / 41.7 ms (validation/measured/pytorch-h100/train_steps.csv).
     double native_bf16_batch_norm_slowdown = 1.49;
+    // A TF32 convolution's weight gradient on the tensor pipe takes this many times its GEMM's time: both of its
+    // operands run along the batch's pixels, the reduction, so the activations must be transposed on their way
+    // to the MMAs, and the transposing loads (ldmatrix .trans, Hopper's wgmma operand transpose) take only
+    // 16-bit elements (PTX ISA). The H100's convolutions timed alone in TF32 NCHW (conv_layers.csv, the fit
+    // networks' shapes of at least 40 us forward, first layers aside): weight gradients 1.39x (ResNet-50) and
+    // 1.62x (VGG-16) their forward time, where the model gave 1.09x and 1.07x; so 1.27 and 1.52, geometric mean
+    // 1.39 (in FP16 NCHW 1.03 and 0.94; the check networks' in TF32 1.18-1.56).
+    double tf32_weight_gradient_slowdown = 1.39;
     // Multiplications a 3x3 stride-1 convolution saves by Winograd's minimal filtering, net of its
     // transforms: F(2x2,3x3) saves 2.25x (Lavin & Gray, CVPR 2016), the share the default library (cudnn9)
     // prices on CUDA cores. A 5x5 one keeps the same share of F(2x2,5x5)'s larger saving (kernel::winograd).
@@ -193,6 +201,7 @@ struct kernel {
         };
         require_factor("hopper_batch_norm_speedup", efficiency.hopper_batch_norm_speedup);
         require_factor("native_bf16_batch_norm_slowdown", efficiency.native_bf16_batch_norm_slowdown);
+        require_factor("tf32_weight_gradient_slowdown", efficiency.tf32_weight_gradient_slowdown);
         if (const double v = efficiency.hopper_batch_norm_half_fill; !(v > 0 && v <= 1))
             throw invalid_argument("kernel: hopper_batch_norm_half_fill is " + std::to_string(v) +
                                    ", expected a share of a load in (0, 1]");
@@ -553,6 +562,11 @@ private:
             rate = tensor_pipe     ? *tensor * tensor_matmul_share(c.dev, *tensor, c.precision)
                    : flat_winograd ? simt * winograd(k.winograd_filter)
                                    : simt;
+            // A TF32 convolution's weight gradient transposes its activations for the MMAs (not on a tcgen05 GPU,
+            // compute capability 10.x, whose MMAs this was not measured on).
+            if (tensor_pipe && c.precision == element_type::tf32 && k.convolution == pass::backward_weights &&
+                !(c.dev.compute_capability && c.dev.compute_capability->major == 10))
+                rate /= efficiency.tf32_weight_gradient_slowdown;
             // A convolution in FP32 on a wide SM's CUDA cores, its channels filling 16-byte loads (not a first layer).
             const bool wide_fp32_conv =
                 !tensor_pipe && wide && aligned && element_bytes(c.precision) == 4 && k.convolution.has_value();
