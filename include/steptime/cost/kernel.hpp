@@ -299,6 +299,9 @@ private:
     // A Hopper SM (compute capability 9.x: GH100).
     static bool hopper_sm(const device& d) { return d.compute_capability && d.compute_capability->major == 9; }
 
+    // A datacenter Blackwell SM (compute capability 10.x: GB100), whose tcgen05 MMAs read their operands otherwise.
+    static bool tcgen05_sm(const device& d) { return d.compute_capability && d.compute_capability->major == 10; }
+
     // The share of a tensor pipe's peak that a large matmul reaches: tensor_matmul_half_rate where FP16 or BF16
     // runs at half its SM's rate, with FP32 accumulation on a GeForce Ampere, Ada or Blackwell board (a graphics
     // SM), whose peak comes to 512 FLOPs an SM and cycle where those SMs do 1024. TF32, half rate there too, is
@@ -563,9 +566,9 @@ private:
                    : flat_winograd ? simt * winograd(k.winograd_filter)
                                    : simt;
             // A TF32 convolution's weight gradient transposes its activations for the MMAs (not on a tcgen05 GPU,
-            // compute capability 10.x, whose MMAs this was not measured on).
+            // which this was not measured on).
             if (tensor_pipe && c.precision == element_type::tf32 && k.convolution == pass::backward_weights &&
-                !(c.dev.compute_capability && c.dev.compute_capability->major == 10))
+                !tcgen05_sm(c.dev))
                 rate /= efficiency.tf32_weight_gradient_slowdown;
             // A convolution in FP32 on a wide SM's CUDA cores, its channels filling 16-byte loads (not a first layer).
             const bool wide_fp32_conv =
