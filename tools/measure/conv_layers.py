@@ -8,12 +8,18 @@ repeated launches after warm-up, cudnn.benchmark on. No bias, as in the zoo's co
 follows; a network's biased convolutions are timed without theirs (the framework adds it in kernels of its
 own, which steptime models apart).
 
+--timing graph (the default) captures the repeated launches in one CUDA graph and times its replay: the
+GPU's time alone. --timing eager launches them from Python, as the 2026-11-23 H100 run did: a kernel
+shorter than the host's time per call (15.5 us forward, 21-27 us for the gradients there) then times the
+host instead.
+
     python3 tools/measure/conv_layers.py --out DIR [--networks resnet50,vgg16] [--batch 64]
                                          [--variants fp32-nchw,tf32-nchw,fp16-nchw,fp16-nhwc] [--budget-s 300]
+                                         [--timing graph|eager]
 
 writes DIR/conv_layers.csv: one row per network, shape and variant, with how many times the network holds
-that shape, its forward FLOPs (2 x multiply-adds) and the three times in ms. Rows are flushed as they are
-measured, so a run stopped at its time limit keeps what it measured.
+that shape, its forward FLOPs (2 x multiply-adds), the three times in ms and how they were timed. Rows are
+flushed as they are measured, so a run stopped at its time limit keeps what it measured.
 """
 import argparse
 import csv
@@ -50,20 +56,35 @@ def conv_shapes(name):
     return found
 
 
-def timed_ms(fn):
-    for _ in range(WARMUP):
-        fn()
+def timed_ms(fn, timing):
+    """fn's mean time over REPS launches after WARMUP, launched from Python or replayed as one CUDA graph."""
+    side = torch.cuda.Stream()  # warm up where the capture runs: cudnn.benchmark chooses outside the graph
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(WARMUP):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+
+    def run():
+        for _ in range(REPS):
+            fn()
+
+    if timing == "graph":
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            run()
+        graph.replay()  # its first replay uploads it
+        run = graph.replay
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     torch.cuda.synchronize()
     start.record()
-    for _ in range(REPS):
-        fn()
+    run()
     end.record()
     torch.cuda.synchronize()
     return start.elapsed_time(end) / REPS
 
 
-def time_conv(batch, shape, variant):
+def time_conv(batch, shape, variant, timing):
     c, h, w, k, r, s, sh, sw, ph, pw, groups = shape
     precision, layout = variant.split("-")
     torch.backends.cudnn.allow_tf32 = precision == "tf32"
@@ -80,7 +101,7 @@ def time_conv(batch, shape, variant):
         return lambda: torch.ops.aten.convolution_backward(dy, x, wt, None, (sh, sw), (ph, pw), (1, 1), False,
                                                            (0, 0), groups, mask)
 
-    return timed_ms(conv), timed_ms(backward([True, False, False])), timed_ms(backward([False, True, False]))
+    return tuple(timed_ms(fn, timing) for fn in (conv, backward([True, False, False]), backward([False, True, False])))
 
 
 def main():
@@ -90,11 +111,13 @@ def main():
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--variants", default="fp32-nchw,tf32-nchw,fp16-nchw,fp16-nhwc")
     ap.add_argument("--budget-s", type=float, default=300, help="start no shape after this")
+    ap.add_argument("--timing", choices=["graph", "eager"], default="graph",
+                    help="replay the launches as one CUDA graph (the GPU's time) or launch them from Python")
     args = ap.parse_args()
     torch.backends.cudnn.benchmark = True
     os.makedirs(args.out, exist_ok=True)
     fields = ["network", "count", "n", "c", "h", "w", "k", "r", "s", "stride_h", "stride_w", "pad_h", "pad_w",
-              "groups", "variant", "forward_flops", "forward_ms", "backward_data_ms", "backward_weights_ms"]
+              "groups", "variant", "forward_flops", "forward_ms", "backward_data_ms", "backward_weights_ms", "timing"]
     start = time.monotonic()
     with open(os.path.join(args.out, "conv_layers.csv"), "w", newline="") as f:
         out = csv.DictWriter(f, fieldnames=fields)
@@ -108,9 +131,9 @@ def main():
                 ho, wo = (h + 2 * ph - r) // sh + 1, (w + 2 * pw - s) // sw + 1
                 flops = 2 * args.batch * ho * wo * k * (c // groups) * r * s
                 for variant in args.variants.split(","):
-                    fwd, dgrad, wgrad = time_conv(args.batch, shape, variant)
+                    fwd, dgrad, wgrad = time_conv(args.batch, shape, variant, args.timing)
                     out.writerow(dict(zip(fields, [name, count, args.batch, *shape, variant, flops,
-                                                   f"{fwd:.4f}", f"{dgrad:.4f}", f"{wgrad:.4f}"])))
+                                                   f"{fwd:.4f}", f"{dgrad:.4f}", f"{wgrad:.4f}", args.timing])))
                     f.flush()
                     print(f"{time.monotonic() - start:6.0f}s {name} {shape} x{count} {variant} "
                           f"{fwd:.3f} {dgrad:.3f} {wgrad:.3f} ms", flush=True)

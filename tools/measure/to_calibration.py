@@ -31,6 +31,8 @@ import sys
 PRECISION_TEXT = {"fp32": "FP32 (TF32 off)", "tf32": "TF32 (cuDNN and cuBLAS)",
                   "amp": "AMP (FP16 mixed)", "amp-bf16": "AMP (BF16 mixed)", "fp16": "FP16"}
 PASSES = (("forward", "forward_ms"), ("backward-data", "backward_data_ms"), ("backward-weights", "backward_weights_ms"))
+# How conv_layers.py timed a row (its timing column; files from before it have none: launched from Python).
+TIMING_TEXT = {"eager": "", "graph": " replayed as one CUDA graph"}
 
 
 # The files of train_steps.py runs whose times become rows, in this order (so that ids stay as they were); the
@@ -76,7 +78,7 @@ def convolutions(folder, device, env, framework, gpu_tag, fit_networks):
                 "framework": framework, "gpu": env["gpu"], "num_gpus": 1, "precision": PRECISION_TEXT[precision],
                 "batch_per_gpu": r["n"], "metric": "kernel_ms", "value": r[column], "unit": "ms",
                 "parallelism": "none", "interconnect": "n/a", "source": source_of(env, "conv_layers.py"),
-                "notes": f"{spec} x{r['count']} in {r['network']}; {layout.upper()}; {phase}; mean of repeated launches"})
+                "notes": f"{spec} x{r['count']} in {r['network']}; {layout.upper()}; {phase}; mean of repeated launches{TIMING_TEXT[r.get('timing') or 'eager']}"})
             cases.append({"id": rid, "model": spec, "device": device, "precision": precision, "layout": layout,
                           "phase": phase})
     write(folder, "conv_calibration.csv", data)
